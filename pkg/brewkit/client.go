@@ -1,0 +1,122 @@
+package brewkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// DialTimeout bounds how long a program waits for a cluster that does not answer.
+const DialTimeout = 10 * time.Second
+
+// NewClient builds a kgo client for cfg with the course defaults (a client id,
+// short dial timeout, fresh metadata so demos see leaders move quickly), then opts.
+func NewClient(cfg Config, opts ...kgo.Opt) (*kgo.Client, error) {
+	all := append(cfg.Opts(),
+		kgo.ClientID("brew-course"),
+		kgo.DialTimeout(3*time.Second),
+		kgo.MetadataMinAge(250*time.Millisecond),
+	)
+	all = append(all, opts...)
+	cl, err := kgo.NewClient(all...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client for %s: %w", cfg.Bootstrap(), err)
+	}
+	return cl, nil
+}
+
+// Connect builds a client with NewClient and checks that the cluster answers
+// within DialTimeout. Its error is one line a person can act on.
+func Connect(ctx context.Context, cfg Config, opts ...kgo.Opt) (*kgo.Client, *kadm.Client, error) {
+	cl, err := NewClient(cfg, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := Ping(ctx, cfg, cl); err != nil {
+		cl.Close()
+		return nil, nil, err
+	}
+	return cl, kadm.NewClient(cl), nil
+}
+
+// UnreachableError says that no broker of the cluster answered.
+type UnreachableError struct {
+	Bootstrap string
+	Err       error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("no Kafka answers at %s (%v): start a stand with `make up` in the repository root, or point %s at a cluster",
+		e.Bootstrap, e.Err, EnvBootstrap)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Ping checks within DialTimeout that the cluster behind cfg answers a request.
+// It first dials every seed over TCP, so a cluster that is not there at all is
+// reported at once rather than after the client's retries.
+func Ping(ctx context.Context, cfg Config, cl *kgo.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, DialTimeout)
+	defer cancel()
+	if err := dialAny(ctx, cfg.Brokers); err != nil {
+		return &UnreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
+	}
+	if err := cl.Ping(ctx); err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() == nil {
+			return err
+		}
+		return &UnreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
+	}
+	return nil
+}
+
+// dialAny returns nil as soon as one address accepts a TCP connection.
+func dialAny(ctx context.Context, addrs []string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []string
+		ok   = make(chan struct{}, len(addrs))
+	)
+	for _, addr := range addrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, "tcp", addr)
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err.Error())
+				mu.Unlock()
+				return
+			}
+			conn.Close()
+			ok <- struct{}{}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-ok:
+		return nil
+	case <-done:
+		select {
+		case <-ok:
+			return nil
+		default:
+		}
+		if len(errs) > 0 && strings.Contains(errs[0], "connection refused") {
+			return errors.New("connection refused")
+		}
+		return errors.New(strings.Join(errs, "; "))
+	}
+}

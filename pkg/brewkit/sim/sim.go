@@ -1,0 +1,375 @@
+// Package sim is the simulated course cluster behind the embedded stand and the
+// fast test tier: franz-go's kfake with three nodes 1, 2 and 3, the course's
+// cluster id, and a few hooks that make it answer like the real stand where it
+// honestly can:
+//
+//   - DescribeQuorum is answered (and advertised in ApiVersions) from the
+//     simulation's own state: voters 1, 2, 3; node 3 is the Raft leader while a
+//     majority of voters is up, and there is no leader without a majority.
+//   - StopNode closes a node's listener and its open connections, so clients see
+//     it go away; partition leaders move to the live nodes.
+//   - acks=all produce requests fail with NOT_ENOUGH_REPLICAS while fewer nodes
+//     are up than min.insync.replicas (2).
+//
+// What it cannot simulate (real Raft elections, replica fetching, ISR lag,
+// offline replicas, retention and compaction timing) is listed in stand/README.md.
+package sim
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Controller is the node kfake makes its controller. kfake cannot move its
+// controller, so this node cannot be stopped in the simulation.
+const Controller int32 = 3
+
+// MinInsyncReplicas is the stand's broker-wide min.insync.replicas.
+const MinInsyncReplicas = 2
+
+// Voters are the simulated Raft voters.
+var Voters = []int32{1, 2, 3}
+
+// Options configure a simulated cluster.
+type Options struct {
+	// Ports for nodes 1, 2 and 3; zero picks a free port.
+	Ports [3]int
+	// DataDir persists topics, records and groups across restarts when set.
+	DataDir string
+}
+
+// Cluster is a running simulated cluster.
+type Cluster struct {
+	kf    *kfake.Cluster
+	ports map[int32]int
+
+	mu          sync.Mutex
+	up          map[int32]bool
+	leaderEpoch int32
+	hw          int64 // simulated metadata log end: one record per membership change
+	lastSeen    map[int32]time.Time
+	apiKeys     []kmsg.ApiVersionsResponseApiKey
+}
+
+// New starts a simulated cluster.
+func New(opts Options) (*Cluster, error) {
+	kopts := []kfake.Opt{
+		// kfake numbers nodes from 0 and makes the last one its controller:
+		// start nodes 0..3 with node 0 on a throwaway port, then remove it.
+		kfake.Ports(0, opts.Ports[0], opts.Ports[1], opts.Ports[2]),
+		kfake.ClusterID(brewkit.ClusterID),
+		kfake.ListenFn(listenTracked),
+		kfake.BrokerConfigs(map[string]string{
+			brewkit.SimulatedConfig:      brewkit.SimulatedValue,
+			"default.replication.factor": "3",
+			"min.insync.replicas":        strconv.Itoa(MinInsyncReplicas),
+		}),
+	}
+	if opts.DataDir != "" {
+		kopts = append(kopts, kfake.DataDir(opts.DataDir))
+	}
+	kf, err := kfake.NewCluster(kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("starting the simulated cluster: %w", err)
+	}
+	addrs := kf.ListenAddrs() // node order 0, 1, 2, 3
+	if err := kf.RemoveNode(0); err != nil {
+		kf.Close()
+		return nil, fmt.Errorf("removing kfake's node 0: %w", err)
+	}
+	c := &Cluster{
+		kf:          kf,
+		ports:       map[int32]int{},
+		up:          map[int32]bool{1: true, 2: true, 3: true},
+		leaderEpoch: 1,
+		hw:          1,
+		lastSeen:    map[int32]time.Time{},
+	}
+	for i, n := range Voters {
+		_, p, _ := net.SplitHostPort(addrs[i+1])
+		c.ports[n], _ = strconv.Atoi(p)
+	}
+	if err := c.captureApiVersions(); err != nil {
+		kf.Close()
+		return nil, err
+	}
+	c.kf.ControlKey(int16(kmsg.ApiVersions), c.apiVersions)
+	c.kf.ControlKey(int16(kmsg.DescribeQuorum), c.describeQuorum)
+	c.kf.ControlKey(int16(kmsg.Produce), c.produce)
+	return c, nil
+}
+
+// Close stops the cluster, saving its data when it has a DataDir.
+func (c *Cluster) Close() { c.kf.Close() }
+
+// Addrs returns host:port of nodes 1, 2 and 3, stopped ones included.
+func (c *Cluster) Addrs() []string {
+	out := make([]string, 0, len(Voters))
+	for _, n := range Voters {
+		out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports[n])))
+	}
+	return out
+}
+
+// Config is a brewkit.Config that reaches this cluster.
+func (c *Cluster) Config() brewkit.Config { return brewkit.Config{Brokers: c.Addrs()} }
+
+// Up reports which nodes are running.
+func (c *Cluster) Up() map[int32]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[int32]bool, len(c.up))
+	for n, v := range c.up {
+		out[n] = v
+	}
+	return out
+}
+
+// RaftLeader returns the simulated quorum leader, or -1 without a majority.
+func (c *Cluster) RaftLeader() int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.leaderLocked()
+}
+
+func (c *Cluster) leaderLocked() int32 {
+	live := 0
+	for _, n := range Voters {
+		if c.up[n] {
+			live++
+		}
+	}
+	if live*2 <= len(Voters) || !c.up[Controller] {
+		return -1
+	}
+	return Controller
+}
+
+// StopNode stops node n: its listener and connections close and the partitions
+// it led get leaders on the live nodes.
+func (c *Cluster) StopNode(n int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !slices.Contains(Voters, n):
+		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	case n == Controller:
+		return fmt.Errorf("node %d is the embedded stand's fixed controller and cannot be stopped in the simulation; stop node 1 or 2 (any node can be stopped on the native or docker stand)", n)
+	case !c.up[n]:
+		return fmt.Errorf("node %d is already stopped", n)
+	}
+	if err := c.kf.RemoveNode(n); err != nil {
+		return fmt.Errorf("stopping node %d: %w", n, err)
+	}
+	c.up[n] = false
+	c.lastSeen[n] = time.Now()
+	c.hw++
+	return nil
+}
+
+// StartNode starts a stopped node n again on its port.
+func (c *Cluster) StartNode(n int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !slices.Contains(Voters, n):
+		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	case c.up[n]:
+		return fmt.Errorf("node %d is already running", n)
+	}
+	if _, _, err := c.kf.AddNode(n, c.ports[n]); err != nil {
+		return fmt.Errorf("starting node %d on port %d: %w", n, c.ports[n], err)
+	}
+	c.up[n] = true
+	c.hw++
+	return nil
+}
+
+// captureApiVersions asks kfake once which requests it serves, so the ApiVersions
+// hook can answer the same list plus DescribeQuorum.
+func (c *Cluster) captureApiVersions() error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()[0]))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("reading kfake's api versions: %w", err)
+	}
+	keys := slices.DeleteFunc(resp.ApiKeys, func(k kmsg.ApiVersionsResponseApiKey) bool {
+		return k.ApiKey == int16(kmsg.DescribeQuorum)
+	})
+	dq := kmsg.NewApiVersionsResponseApiKey()
+	dq.ApiKey, dq.MinVersion, dq.MaxVersion = int16(kmsg.DescribeQuorum), 0, 2
+	c.apiKeys = append(keys, dq)
+	return nil
+}
+
+func (c *Cluster) apiVersions(kreq kmsg.Request) (kmsg.Response, error, bool) {
+	c.kf.KeepControl()
+	req := kreq.(*kmsg.ApiVersionsRequest)
+	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	resp.ApiKeys = slices.Clone(c.apiKeys)
+	return resp, nil, true
+}
+
+func (c *Cluster) describeQuorum(kreq kmsg.Request) (kmsg.Response, error, bool) {
+	c.kf.KeepControl()
+	req := kreq.(*kmsg.DescribeQuorumRequest)
+	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	for _, rt := range req.Topics {
+		t := kmsg.NewDescribeQuorumResponseTopic()
+		t.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			p := kmsg.NewDescribeQuorumResponseTopicPartition()
+			p.Partition = rp.Partition
+			if rt.Topic != "__cluster_metadata" || rp.Partition != 0 {
+				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				t.Partitions = append(t.Partitions, p)
+				continue
+			}
+			p.LeaderID = c.leaderLocked()
+			p.LeaderEpoch = c.leaderEpoch
+			p.HighWatermark = c.hw
+			for _, n := range Voters {
+				v := kmsg.NewDescribeQuorumResponseTopicPartitionReplicaState()
+				v.ReplicaID = n
+				seen := now
+				if !c.up[n] {
+					seen = c.lastSeen[n]
+				}
+				v.LogEndOffset = c.hw
+				v.LastFetchTimestamp = seen.UnixMilli()
+				v.LastCaughtUpTimestamp = seen.UnixMilli()
+				p.CurrentVoters = append(p.CurrentVoters, v)
+			}
+			t.Partitions = append(t.Partitions, p)
+		}
+		resp.Topics = append(resp.Topics, t)
+	}
+	for _, n := range Voters {
+		nd := kmsg.NewDescribeQuorumResponseNode()
+		nd.NodeID = n
+		l := kmsg.NewDescribeQuorumResponseNodeListener()
+		l.Name, l.Host, l.Port = "CONTROLLER", "127.0.0.1", uint16(c.ports[n])
+		nd.Listeners = append(nd.Listeners, l)
+		resp.Nodes = append(resp.Nodes, nd)
+	}
+	return resp, nil, true
+}
+
+// produce fails acks=all writes with NOT_ENOUGH_REPLICAS while fewer nodes are
+// up than min.insync.replicas, as real Kafka does once the ISR shrinks below it.
+func (c *Cluster) produce(kreq kmsg.Request) (kmsg.Response, error, bool) {
+	c.kf.KeepControl()
+	req := kreq.(*kmsg.ProduceRequest)
+	if req.Acks != -1 {
+		return nil, nil, false
+	}
+	c.mu.Lock()
+	live := 0
+	for _, up := range c.up {
+		if up {
+			live++
+		}
+	}
+	c.mu.Unlock()
+	if live >= MinInsyncReplicas {
+		return nil, nil, false
+	}
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	for _, rt := range req.Topics {
+		t := kmsg.NewProduceResponseTopic()
+		t.Topic, t.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			p := kmsg.NewProduceResponseTopicPartition()
+			p.Partition = rp.Partition
+			p.ErrorCode = kerr.NotEnoughReplicas.Code
+			t.Partitions = append(t.Partitions, p)
+		}
+		resp.Topics = append(resp.Topics, t)
+	}
+	return resp, nil, true
+}
+
+// listenTracked wraps kfake's listeners so that closing one (when a node stops)
+// also closes the connections it accepted, the way a stopped process drops them.
+func listenTracked(network, addr string) (net.Listener, error) {
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &trackingListener{Listener: ln, conns: map[*trackedConn]struct{}{}}, nil
+}
+
+type trackingListener struct {
+	net.Listener
+	mu     sync.Mutex
+	conns  map[*trackedConn]struct{}
+	closed bool
+}
+
+func (l *trackingListener) Accept() (net.Conn, error) {
+	conn, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		conn.Close()
+		return nil, net.ErrClosed
+	}
+	tc := &trackedConn{Conn: conn, l: l}
+	l.conns[tc] = struct{}{}
+	return tc, nil
+}
+
+// trackedConn forgets itself when closed, so a long-running stand does not
+// accumulate connections that clients already closed.
+type trackedConn struct {
+	net.Conn
+	l    *trackingListener
+	once sync.Once
+}
+
+func (c *trackedConn) Close() error {
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+func (l *trackingListener) Close() error {
+	err := l.Listener.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.closed = true
+		for conn := range l.conns {
+			conn.Conn.Close() // the conn's own Close would take l.mu again
+		}
+		clear(l.conns)
+	}
+	return err
+}

@@ -1,0 +1,155 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/sim"
+)
+
+func start(t *testing.T) (*sim.Cluster, *kgo.Client) {
+	t.Helper()
+	c, err := sim.New(sim.Options{})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	cl, err := brewkit.NewClient(c.Config(), kgo.RecordRetries(3))
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return c, cl
+}
+
+func quorum(t *testing.T, cl *kgo.Client) kmsg.DescribeQuorumResponseTopicPartition {
+	t.Helper()
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	rt := kmsg.NewDescribeQuorumRequestTopic()
+	rt.Topic = "__cluster_metadata"
+	rt.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
+	req.Topics = append(req.Topics, rt)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, cl)
+	require.NoError(t, err)
+	require.Len(t, resp.Topics, 1)
+	require.Len(t, resp.Topics[0].Partitions, 1)
+	return resp.Topics[0].Partitions[0]
+}
+
+func brokers(t *testing.T, cl *kgo.Client) []int32 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// WithAuthorizedOps makes kadm ask the cluster instead of kgo's metadata
+	// cache, which would keep answering with the brokers it saw first.
+	md, err := kadm.NewClient(cl).BrokerMetadata(kadm.WithAuthorizedOps(ctx))
+	require.NoError(t, err)
+	return md.Brokers.NodeIDs()
+}
+
+// waitBrokers waits until metadata lists exactly want; the client may answer
+// from metadata it cached a moment ago.
+func waitBrokers(t *testing.T, cl *kgo.Client, want ...int32) {
+	t.Helper()
+	var got []int32
+	require.Eventually(t, func() bool {
+		got = brokers(t, cl)
+		return assert.ObjectsAreEqual(want, slices.Sorted(slices.Values(got)))
+	}, 5*time.Second, 50*time.Millisecond, "brokers in metadata: got %v, want %v", got, want)
+}
+
+func TestLooksLikeTheCourseCluster(t *testing.T) {
+	_, cl := start(t)
+	ctx := context.Background()
+
+	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+	require.NoError(t, err)
+	require.Equal(t, brewkit.ClusterID, md.Cluster)
+	require.ElementsMatch(t, []int32{1, 2, 3}, md.Brokers.NodeIDs())
+
+	p := quorum(t, cl)
+	require.Equal(t, sim.Controller, p.LeaderID)
+	var voters []int32
+	for _, v := range p.CurrentVoters {
+		voters = append(voters, v.ReplicaID)
+	}
+	require.Equal(t, []int32{1, 2, 3}, voters)
+
+	simulated, err := brewkit.IsSimulated(ctx, cl)
+	require.NoError(t, err)
+	require.True(t, simulated)
+}
+
+func TestStopNodeTakesItAwayAndStartBringsItBack(t *testing.T) {
+	c, cl := start(t)
+	require.ErrorContains(t, c.StopNode(3), "fixed controller")
+	require.NoError(t, c.StopNode(2))
+	require.ErrorContains(t, c.StopNode(2), "already stopped")
+	waitBrokers(t, cl, 1, 3)
+	require.Equal(t, sim.Controller, quorum(t, cl).LeaderID, "two of three voters are a majority")
+
+	require.NoError(t, c.StartNode(2))
+	waitBrokers(t, cl, 1, 2, 3)
+}
+
+func TestNotEnoughReplicasWithOneNodeLeft(t *testing.T) {
+	c, cl := start(t)
+	ctx := context.Background()
+	adm := kadm.NewClient(cl)
+	_, err := adm.CreateTopic(ctx, 3, 3, nil, "orders")
+	require.NoError(t, err)
+
+	produce := func(acks kgo.Acks) error {
+		p, err := brewkit.NewClient(c.Config(), kgo.RequiredAcks(acks), kgo.DisableIdempotentWrite(),
+			kgo.RecordRetries(1), kgo.RecordDeliveryTimeout(5*time.Second))
+		require.NoError(t, err)
+		defer p.Close()
+		return p.ProduceSync(ctx, &kgo.Record{Topic: "orders", Key: []byte("order-1"), Value: []byte("{}")}).FirstErr()
+	}
+	require.NoError(t, c.StopNode(2))
+	require.NoError(t, produce(kgo.AllISRAcks()), "one node down: two live replicas meet min.insync.replicas=2")
+
+	require.NoError(t, c.StopNode(1))
+	require.Equal(t, int32(-1), quorum(t, cl).LeaderID, "one voter of three is no majority")
+	err = produce(kgo.AllISRAcks())
+	require.True(t, errors.Is(err, kerr.NotEnoughReplicas), "got %v", err)
+	require.NoError(t, produce(kgo.LeaderAck()), "acks=1 does not wait for the ISR")
+
+	require.NoError(t, c.StartNode(1))
+	require.Equal(t, sim.Controller, quorum(t, cl).LeaderID)
+}
+
+func TestDataSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	c, err := sim.New(sim.Options{DataDir: dir})
+	require.NoError(t, err)
+	cl, err := brewkit.NewClient(c.Config())
+	require.NoError(t, err)
+	_, err = kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, "menu")
+	require.NoError(t, err)
+	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "menu", Value: []byte("latte")}).FirstErr())
+	cl.Close()
+	c.Close()
+
+	c, err = sim.New(sim.Options{DataDir: dir})
+	require.NoError(t, err)
+	defer c.Close()
+	cl, err = brewkit.NewClient(c.Config(), kgo.ConsumeTopics("menu"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	defer cl.Close()
+	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	fs := cl.PollFetches(fctx)
+	require.NoError(t, fs.Err())
+	require.Equal(t, "latte", string(fs.Records()[0].Value))
+}

@@ -1,0 +1,232 @@
+package stand
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// native runs Kafka 4.2.0 as three JVMs from jars that Maven downloads once.
+type native struct{ s *Stand }
+
+const (
+	kafkaJar    = "kafka_2.13-4.2.0.jar"
+	serverLog4j = "log4j2.properties"       // each node logs to its logs/server.log
+	toolsLog4j  = "tools-log4j2.properties" // the command-line tools warn on stderr
+)
+
+func (d *native) lib() string          { return d.s.state("native", "lib") }
+func (d *native) nodeDir(n int) string { return d.s.state("native", fmt.Sprintf("node%d", n)) }
+func (d *native) pidFile(n int) string { return d.s.state(fmt.Sprintf("native-%d.pid", n)) }
+func (d *native) config(n int) string {
+	return filepath.Join(d.s.Root, "stand", "native", fmt.Sprintf("node%d.properties", n))
+}
+func (d *native) marker(n int) string  { return fmt.Sprintf("node%d.properties", n) }
+func (d *native) dataDir(n int) string { return filepath.Join(d.nodeDir(n), "data") }
+func (d *native) logDir(n int) string  { return filepath.Join(d.nodeDir(n), "logs") }
+func (d *native) ports() []int {
+	var ps []int
+	for _, n := range Nodes {
+		ps = append(ps, ClientPort(n), 29091+n, 39091+n)
+	}
+	return ps
+}
+
+func (d *native) running(n int) (bool, string) {
+	pid, ok := livePid(d.pidFile(n), d.marker(n))
+	if !ok {
+		return false, ""
+	}
+	return true, fmt.Sprintf("pid %d", pid)
+}
+
+func (d *native) start(ctx context.Context) error {
+	if err := javaAndMaven(ctx); err != nil {
+		return err
+	}
+	if err := d.fetchJars(ctx); err != nil {
+		return err
+	}
+	for _, n := range Nodes {
+		if err := d.format(ctx, n); err != nil {
+			return err
+		}
+	}
+	for _, n := range Nodes {
+		if up, _ := d.running(n); up {
+			continue
+		}
+		if err := d.startNode(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchJars resolves Kafka's jars into .stand/native/lib once.
+func (d *native) fetchJars(ctx context.Context) error {
+	if isFile(filepath.Join(d.lib(), kafkaJar)) {
+		return nil
+	}
+	d.s.say("stand: downloading the Kafka 4.2.0 jars from Maven Central into .stand/native/lib (once)...")
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-f", filepath.Join(d.s.Root, "stand", "native", "pom.xml"),
+		"dependency:copy-dependencies")
+	cmd.Dir = d.s.Root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("maven could not fetch the Kafka jars (%v); its output:\n%s", err, out)
+	}
+	if !isFile(filepath.Join(d.lib(), kafkaJar)) {
+		return fmt.Errorf("maven finished but %s is not in %s", kafkaJar, d.lib())
+	}
+	d.s.say("stand: jars ready in %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// java returns a command running Java with the stand's jars on the class path
+// and the log4j2 configuration stand/native/<log4j>.
+func (d *native) java(ctx context.Context, log4j, logDir string, args ...string) *exec.Cmd {
+	base := []string{
+		"-cp", filepath.Join(d.lib(), "*"),
+		"-Dlog4j2.configurationFile=" + filepath.Join(d.s.Root, "stand", "native", log4j),
+		"-Dkafka.logs.dir=" + logDir,
+	}
+	cmd := exec.CommandContext(ctx, javaBin(), append(base, args...)...)
+	cmd.Dir = d.s.Root
+	return cmd
+}
+
+// format writes node n's storage (meta.properties with the course cluster id)
+// unless it is already formatted.
+func (d *native) format(ctx context.Context, n int) error {
+	if isFile(filepath.Join(d.dataDir(n), "meta.properties")) {
+		return nil
+	}
+	if err := os.MkdirAll(d.logDir(n), 0o755); err != nil {
+		return err
+	}
+	cmd := d.java(ctx, serverLog4j, d.logDir(n), "kafka.tools.StorageTool", "format",
+		"--cluster-id", brewkit.ClusterID, "--config", d.config(n), "--ignore-formatted")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("formatting the storage of node %d: %v\n%s", n, err, out)
+	}
+	return nil
+}
+
+func (d *native) startNode(ctx context.Context, n int) error {
+	if err := d.format(ctx, n); err != nil {
+		return err
+	}
+	// The JVM must outlive ctx and this process: no CommandContext here.
+	cmd := d.java(context.Background(), serverLog4j, d.logDir(n),
+		"-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+		"-Djava.awt.headless=true",
+		"kafka.Kafka", d.config(n))
+	if err := startDetached(cmd, filepath.Join(d.logDir(n), "stdout.log"), d.pidFile(n)); err != nil {
+		return fmt.Errorf("starting node %d: %w", n, err)
+	}
+	return nil
+}
+
+func (d *native) stopNode(_ context.Context, n int, kill bool) error {
+	pid, ok := livePid(d.pidFile(n), d.marker(n))
+	if ok {
+		killed, err := stopPid(pid, d.marker(n), kill, 60*time.Second)
+		if err != nil {
+			return fmt.Errorf("stopping node %d: %w", n, err)
+		}
+		if killed && !kill {
+			d.s.say("stand: node %d did not shut down within 60 s of SIGTERM and was killed", n)
+		}
+	}
+	os.Remove(d.pidFile(n))
+	return nil
+}
+
+func (d *native) stop(ctx context.Context) error {
+	// SIGTERM to all at once: each node shuts down while the others still form a quorum.
+	for _, n := range Nodes {
+		if pid, ok := livePid(d.pidFile(n), d.marker(n)); ok {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+	for _, n := range Nodes {
+		if err := d.stopNode(ctx, n, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *native) logs(n int, w io.Writer) error {
+	path := filepath.Join(d.logDir(n), "server.log")
+	text, err := tail(path, 200)
+	if err != nil {
+		return fmt.Errorf("no log for node %d yet (%s)", n, path)
+	}
+	_, err = io.WriteString(w, text)
+	return err
+}
+
+func (d *native) reset(context.Context) error {
+	for _, n := range Nodes {
+		if err := os.RemoveAll(d.nodeDir(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *native) tool(ctx context.Context, name string, args []string) (*exec.Cmd, error) {
+	if !isFile(filepath.Join(d.lib(), kafkaJar)) {
+		return nil, fmt.Errorf("the Kafka jars are not in %s yet: run `make up STAND=native`", d.lib())
+	}
+	t := tools[name]
+	all := []string{t.class}
+	if t.bootstrap {
+		all = append(all, "--bootstrap-server", brewkit.Default().Bootstrap())
+	}
+	return d.java(ctx, toolsLog4j, os.TempDir(), append(all, args...)...), nil
+}
+
+// javaBin is $JAVA_HOME/bin/java when JAVA_HOME is set, else java on PATH.
+func javaBin() string {
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		return filepath.Join(home, "bin", "java")
+	}
+	return "java"
+}
+
+var javaVersion = regexp.MustCompile(`version "(\d+)`)
+
+// javaAndMaven checks that Java 17+ and Maven are installed.
+func javaAndMaven(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, javaBin(), "-version").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("java is not installed (install a JDK 17 or newer)")
+	}
+	m := javaVersion.FindSubmatch(out)
+	if m == nil {
+		return fmt.Errorf("cannot read the Java version from %q", bytes.TrimSpace(out))
+	}
+	if v, _ := strconv.Atoi(string(m[1])); v < 17 {
+		return fmt.Errorf("Java %d is too old: Kafka 4.2 needs Java 17 or newer", v)
+	}
+	if _, err := exec.LookPath("mvn"); err != nil {
+		return fmt.Errorf("maven (mvn) is not installed; it downloads the Kafka jars")
+	}
+	return nil
+}

@@ -1,0 +1,418 @@
+// Package stand starts, stops and inspects the course cluster on whichever of
+// its three stands is chosen: docker (three apache/kafka:4.2.0 containers),
+// native (three Kafka 4.2.0 JVMs from Maven Central jars) or embedded (the
+// kfake simulation in package sim). The make verbs go through the brewstand
+// command, and the lecture programs and tests through this package, so the
+// logic exists once.
+//
+// A stand's state lives under .stand/ in the repository root: which flavor is
+// up (.stand/flavor), pid files, node data and logs, downloaded jars.
+package stand
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Flavor names a stand.
+type Flavor string
+
+// The three stands, and Auto, which picks one.
+const (
+	Auto     Flavor = "auto"
+	Docker   Flavor = "docker"
+	Native   Flavor = "native"
+	Embedded Flavor = "embedded"
+)
+
+// Nodes are the course cluster's node ids.
+var Nodes = []int{1, 2, 3}
+
+// ClientPort is node n's client port on 127.0.0.1.
+func ClientPort(n int) int { return 19091 + n }
+
+// ControlAddr is where the embedded stand listens for stop-node and start-node.
+const ControlAddr = "127.0.0.1:19095"
+
+// ReadyTimeout bounds how long up and start-node wait for the cluster.
+const ReadyTimeout = 3 * time.Minute
+
+// ParseFlavor accepts auto, docker, native and embedded.
+func ParseFlavor(s string) (Flavor, error) {
+	switch f := Flavor(strings.ToLower(strings.TrimSpace(s))); f {
+	case Auto, Docker, Native, Embedded:
+		return f, nil
+	case "":
+		return Auto, nil
+	}
+	return "", fmt.Errorf("unknown stand %q: use auto, docker, native or embedded", s)
+}
+
+// Stand is the course cluster's stand in one repository checkout.
+type Stand struct {
+	Root string    // repository root
+	Out  io.Writer // progress for people; io.Discard to silence
+}
+
+// Find locates the repository root: $BREW_ROOT, else the nearest directory
+// above the working directory holding go.work and stand/.
+func Find() (*Stand, error) {
+	if root := os.Getenv("BREW_ROOT"); root != "" {
+		return &Stand{Root: root, Out: os.Stderr}, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if isFile(filepath.Join(dir, "go.work")) && isDir(filepath.Join(dir, "stand")) {
+			return &Stand{Root: dir, Out: os.Stderr}, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, errors.New("not inside the course repository (no go.work with stand/ above the working directory); set BREW_ROOT")
+		}
+		dir = parent
+	}
+}
+
+func (s *Stand) state(parts ...string) string {
+	return filepath.Join(append([]string{s.Root, ".stand"}, parts...)...)
+}
+
+func (s *Stand) say(format string, args ...any) {
+	if s.Out != nil {
+		fmt.Fprintf(s.Out, format+"\n", args...)
+	}
+}
+
+// Current returns the flavor that is up, or "" when none is.
+func (s *Stand) Current() Flavor {
+	b, err := os.ReadFile(s.state("flavor"))
+	if err != nil {
+		return ""
+	}
+	return Flavor(strings.TrimSpace(string(b)))
+}
+
+func (s *Stand) setCurrent(f Flavor) error {
+	if err := os.MkdirAll(s.state(), 0o755); err != nil {
+		return err
+	}
+	if f == "" {
+		err := os.Remove(s.state("flavor"))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return os.WriteFile(s.state("flavor"), []byte(string(f)+"\n"), 0o644)
+}
+
+// driver is what each flavor implements.
+type driver interface {
+	start(ctx context.Context) error // start every node that is not running
+	stop(ctx context.Context) error  // stop every node
+	stopNode(ctx context.Context, n int, kill bool) error
+	startNode(ctx context.Context, n int) error
+	running(n int) (bool, string) // whether node n's process runs, and a detail (pid, container)
+	logs(n int, w io.Writer) error
+	reset(ctx context.Context) error // remove the cluster's data
+	tool(ctx context.Context, name string, args []string) (*exec.Cmd, error)
+	dataDir(n int) string // node n's log.dirs as Kafka's tools see it
+	ports() []int         // every port the flavor listens on
+}
+
+func (s *Stand) driver(f Flavor) (driver, error) {
+	switch f {
+	case Native:
+		return &native{s: s}, nil
+	case Docker:
+		return &docker{s: s}, nil
+	case Embedded:
+		return &embedded{s: s}, nil
+	}
+	return nil, fmt.Errorf("no stand is up: start one with `make up`")
+}
+
+func (s *Stand) current() (Flavor, driver, error) {
+	f := s.Current()
+	d, err := s.driver(f)
+	return f, d, err
+}
+
+// Choose resolves Auto: docker if an engine answers, else native if Java 17+ and
+// Maven are there, else embedded. It says why.
+func Choose(ctx context.Context, f Flavor) (Flavor, string) {
+	if f != Auto {
+		return f, "asked for"
+	}
+	if err := dockerAnswers(ctx); err == nil {
+		return Docker, "a Docker engine answers"
+	}
+	if err := javaAndMaven(ctx); err == nil {
+		return Native, "no Docker engine answers; Java 17+ and Maven are installed"
+	} else {
+		return Embedded, fmt.Sprintf("no Docker engine answers and the native stand is not possible (%v)", err)
+	}
+}
+
+// Up starts the stand of flavor f (Auto picks one) and waits until the quorum
+// has a leader and all three brokers are registered. Up on a stand that is up
+// starts whatever node is missing; Up while another flavor is up refuses.
+func (s *Stand) Up(ctx context.Context, f Flavor) error {
+	f, why := Choose(ctx, f)
+	if cur := s.Current(); cur != "" && cur != f {
+		return fmt.Errorf("the %s stand is up; run `make down` before starting the %s stand", cur, f)
+	}
+	d, err := s.driver(f)
+	if err != nil {
+		return err
+	}
+	if s.Current() == "" {
+		s.say("stand: %s (%s)", f, why)
+		if err := checkPortsFree(d.ports()); err != nil {
+			return err
+		}
+	} else {
+		s.say("stand: %s is already up; starting any node that is not running", f)
+	}
+	if err := s.setCurrent(f); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := d.start(ctx); err != nil {
+		return err
+	}
+	if err := s.WaitReady(ctx, Nodes...); err != nil {
+		return err
+	}
+	s.say("stand: %s is ready in %s: quorum has a leader, brokers 1, 2, 3 are registered", f, time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// Down stops the stand that is up; with none up it does nothing.
+func (s *Stand) Down(ctx context.Context) error {
+	f := s.Current()
+	if f == "" {
+		s.say("stand: nothing is up")
+		return nil
+	}
+	d, err := s.driver(f)
+	if err != nil {
+		return err
+	}
+	if err := d.stop(ctx); err != nil {
+		return err
+	}
+	s.say("stand: %s is down", f)
+	return s.setCurrent("")
+}
+
+// Reset stops the stand that is up and wipes the data of every flavor; the
+// downloaded jars stay.
+func (s *Stand) Reset(ctx context.Context) error {
+	if err := s.Down(ctx); err != nil {
+		return err
+	}
+	for _, f := range []Flavor{Native, Embedded} {
+		d, _ := s.driver(f)
+		if err := d.reset(ctx); err != nil {
+			return err
+		}
+	}
+	if err := dockerAnswers(ctx); err == nil {
+		d, _ := s.driver(Docker)
+		if err := d.reset(ctx); err != nil {
+			return err
+		}
+	}
+	s.say("stand: data wiped; `make up` formats a fresh cluster")
+	return nil
+}
+
+// StopNode stops node n of the stand that is up (SIGTERM, or SIGKILL with kill).
+func (s *Stand) StopNode(ctx context.Context, n int, kill bool) error {
+	if !slices.Contains(Nodes, n) {
+		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	}
+	f, d, err := s.current()
+	if err != nil {
+		return err
+	}
+	if up, _ := d.running(n); !up {
+		return fmt.Errorf("node %d of the %s stand is not running", n, f)
+	}
+	how := "SIGTERM"
+	if kill {
+		how = "SIGKILL"
+	}
+	start := time.Now()
+	if err := d.stopNode(ctx, n, kill); err != nil {
+		return err
+	}
+	s.say("stand: node %d of the %s stand stopped (%s) in %s", n, f, how, time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// StartNode starts node n again on its data and waits until it is registered.
+func (s *Stand) StartNode(ctx context.Context, n int) error {
+	if !slices.Contains(Nodes, n) {
+		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	}
+	f, d, err := s.current()
+	if err != nil {
+		return err
+	}
+	if up, _ := d.running(n); up {
+		return fmt.Errorf("node %d of the %s stand is already running", n, f)
+	}
+	start := time.Now()
+	if err := d.startNode(ctx, n); err != nil {
+		return err
+	}
+	if err := s.WaitReady(ctx, n); err != nil {
+		return err
+	}
+	s.say("stand: node %d of the %s stand is back in %s", n, f, time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// Logs writes the recent log of node n (or of the embedded stand) to w.
+func (s *Stand) Logs(n int, w io.Writer) error {
+	_, d, err := s.current()
+	if err != nil {
+		return err
+	}
+	return d.logs(n, w)
+}
+
+// Tool returns the command that runs Kafka's command-line tool name (for
+// example kafka-metadata-quorum) against the stand that is up: from the jars
+// on native, inside the kafka-1 container on docker. Tools that talk to the
+// cluster get --bootstrap-server; the embedded stand has no tools.
+func (s *Stand) Tool(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+	_, d, err := s.current()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := tools[name]; !ok {
+		return nil, fmt.Errorf("unknown Kafka tool %q; known: %s", name, strings.Join(toolNames(), ", "))
+	}
+	return d.tool(ctx, name, args)
+}
+
+// DataDir returns node n's data directory as Kafka's tools on this stand see it.
+func (s *Stand) DataDir(n int) (string, error) {
+	_, d, err := s.current()
+	if err != nil {
+		return "", err
+	}
+	return d.dataDir(n), nil
+}
+
+// tools maps the script names of Kafka's distribution to their main classes,
+// and says whether the tool takes --bootstrap-server.
+var tools = map[string]struct {
+	class     string
+	bootstrap bool
+}{
+	"kafka-metadata-quorum":  {"org.apache.kafka.tools.MetadataQuorumCommand", true},
+	"kafka-topics":           {"org.apache.kafka.tools.TopicCommand", true},
+	"kafka-consumer-groups":  {"org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", true},
+	"kafka-console-producer": {"org.apache.kafka.tools.ConsoleProducer", true},
+	"kafka-console-consumer": {"org.apache.kafka.tools.consumer.ConsoleConsumer", true},
+	"kafka-get-offsets":      {"org.apache.kafka.tools.GetOffsetShell", true},
+	"kafka-leader-election":  {"org.apache.kafka.tools.LeaderElectionCommand", true},
+	"kafka-dump-log":         {"kafka.tools.DumpLogSegments", false},
+}
+
+func toolNames() []string {
+	var names []string
+	for n := range tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// WaitReady waits until the quorum has a leader and nodes are registered brokers.
+func (s *Stand) WaitReady(ctx context.Context, nodes ...int) error {
+	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
+	defer cancel()
+	cl, err := brewkit.NewClient(brewkit.Default())
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	last, lastSaid := "", time.Now()
+	for {
+		state, ok := readiness(ctx, cl, nodes)
+		if ok {
+			return nil
+		}
+		if state != last || time.Since(lastSaid) > 10*time.Second {
+			s.say("stand: waiting: %s", state)
+			last, lastSaid = state, time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the stand did not become ready within %s (%s); see `make logs N=1`", ReadyTimeout, state)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func readiness(ctx context.Context, cl *kgo.Client, nodes []int) (string, bool) {
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	md, err := kadm.NewClient(cl).BrokerMetadata(kadm.WithAuthorizedOps(rctx))
+	if err != nil {
+		return "no broker answers yet", false
+	}
+	have := md.Brokers.NodeIDs()
+	for _, n := range nodes {
+		if !slices.Contains(have, int32(n)) {
+			return fmt.Sprintf("brokers registered: %v, want %v", have, nodes), false
+		}
+	}
+	q, err := brewkit.DescribeQuorum(rctx, cl)
+	if err != nil {
+		return fmt.Sprintf("quorum: %v", err), false
+	}
+	if q.LeaderID < 0 {
+		return "quorum has no leader yet", false
+	}
+	return "", true
+}
+
+// checkPortsFree fails when something already listens on one of ports.
+func checkPortsFree(ports []int) error {
+	for _, p := range ports {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
+		conn, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+		if err == nil {
+			conn.Close()
+			return fmt.Errorf("port %s is already taken by a process this repository did not start; stop it (or point KAFKA_BOOTSTRAP at it) before `make up`", addr)
+		}
+	}
+	return nil
+}
+
+func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && fi.Mode().IsRegular() }
+func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDir() }

@@ -1,0 +1,97 @@
+package stand
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Status is what `make status` prints.
+type Status struct {
+	Flavor Flavor
+	Nodes  []NodeStatus
+	Leader int32  // the Raft leader, -1 when there is none
+	Quorum string // why the leader is unknown, when it is
+}
+
+// NodeStatus is one node of the stand.
+type NodeStatus struct {
+	ID         int
+	Addr       string
+	Running    bool
+	Process    string // pid or container when running
+	Registered bool   // listed as a broker in the cluster's metadata
+}
+
+// Status reports the flavor that is up, each node's process and registration,
+// and the quorum leader.
+func (s *Stand) Status(ctx context.Context) (Status, error) {
+	f, d, err := s.current()
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Flavor: f, Leader: -1}
+	var brokers []int32
+	cl, err := brewkit.NewClient(brewkit.Default())
+	if err != nil {
+		return st, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if md, err := kadm.NewClient(cl).BrokerMetadata(kadm.WithAuthorizedOps(ctx)); err == nil {
+		brokers = md.Brokers.NodeIDs()
+	}
+	if q, err := brewkit.DescribeQuorum(ctx, cl); err != nil {
+		st.Quorum = err.Error()
+	} else {
+		st.Leader = q.LeaderID
+	}
+	for _, n := range Nodes {
+		up, detail := d.running(n)
+		st.Nodes = append(st.Nodes, NodeStatus{
+			ID:         n,
+			Addr:       fmt.Sprintf("127.0.0.1:%d", ClientPort(n)),
+			Running:    up,
+			Process:    detail,
+			Registered: slices.Contains(brokers, int32(n)),
+		})
+	}
+	return st, nil
+}
+
+// Print writes the status as a table.
+func (st Status) Print(w io.Writer) {
+	kind := "real Kafka 4.2.0"
+	if st.Flavor == Embedded {
+		kind = "kfake simulation, not real Kafka"
+	}
+	fmt.Fprintf(w, "stand: %s (%s)\n\n", st.Flavor, kind)
+	t := brewkit.NewTable(w, "NODE", "ADDRESS", "PROCESS", "BROKER")
+	for _, n := range st.Nodes {
+		proc := "stopped"
+		if n.Running {
+			proc = "running, " + n.Process
+		}
+		reg := "-"
+		if n.Registered {
+			reg = "registered"
+		}
+		t.Row(n.ID, n.Addr, proc, reg)
+	}
+	t.Flush()
+	switch {
+	case st.Leader >= 0:
+		fmt.Fprintf(w, "\nquorum leader (active controller): node %d\n", st.Leader)
+	case st.Quorum != "":
+		fmt.Fprintf(w, "\nquorum leader: unknown (%s)\n", st.Quorum)
+	default:
+		fmt.Fprintf(w, "\nquorum leader: none (no majority of voters is up)\n")
+	}
+}
