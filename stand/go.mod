@@ -2,7 +2,10 @@ module github.com/brew-course/kafka/stand
 
 go 1.26.0
 
-require github.com/brew-course/kafka/pkg/brewkit v0.0.0
+require (
+	github.com/brew-course/kafka/pkg/brewkit v0.0.0
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
 	github.com/klauspost/compress v1.20.3 // indirect

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -152,4 +153,28 @@ func TestDataSurvivesRestart(t *testing.T) {
 	fs := cl.PollFetches(fctx)
 	require.NoError(t, fs.Err())
 	require.Equal(t, "latte", string(fs.Records()[0].Value))
+}
+
+func TestStoppedNodeLeavesLeadersAndISR(t *testing.T) {
+	c, cl := start(t)
+	ctx := context.Background()
+	adm := kadm.NewClient(cl)
+	_, err := adm.CreateTopic(ctx, 6, 3, nil, "kitchen")
+	require.NoError(t, err)
+	require.NoError(t, c.StopNode(2))
+
+	var saw string
+	require.Eventually(t, func() bool {
+		td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), "kitchen")
+		if err != nil {
+			return false
+		}
+		saw = fmt.Sprint(td["kitchen"].Partitions)
+		for _, p := range td["kitchen"].Partitions {
+			if p.Leader == 2 || slices.Contains(p.ISR, 2) || len(p.ISR) != 2 {
+				return false
+			}
+		}
+		return len(td["kitchen"].Partitions) == 6
+	}, 5*time.Second, 50*time.Millisecond, "partitions still on node 2: %s", saw)
 }

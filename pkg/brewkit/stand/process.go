@@ -93,9 +93,9 @@ func tail(path string, n int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lines := strings.SplitAfter(string(b), "\n")
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return strings.Join(lines, ""), nil
+	return strings.Join(lines, "") + "\n", nil
 }

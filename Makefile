@@ -1,0 +1,57 @@
+# Brew Kafka course: root targets. `make` alone lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+STAND ?= auto
+N ?= 1
+L ?= 01
+BREWSTAND := scripts/brewstand
+LECTURE = $(firstword $(wildcard lectures/$(L)-*))
+
+.PHONY: help up down status stop-node start-node logs reset run test test-real vet build
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+up: ## start the cluster: make up [STAND=auto|docker|native|embedded]
+	@$(BREWSTAND) up -stand $(STAND)
+
+down: ## stop the cluster (its data is kept)
+	@$(BREWSTAND) down
+
+status: ## the stand that is up, each node, the quorum leader
+	@$(BREWSTAND) status
+
+stop-node: ## stop node N: make stop-node N=2 [KILL=1 for SIGKILL]
+	@$(BREWSTAND) stop-node $(N)
+
+start-node: ## start node N again: make start-node N=2
+	@$(BREWSTAND) start-node $(N)
+
+logs: ## recent log of node N: make logs N=1
+	@$(BREWSTAND) logs $(N)
+
+reset: ## stop the cluster and wipe its data (jars stay)
+	@$(BREWSTAND) reset
+
+run: ## run a lecture's main program: make run L=01
+	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
+	@$(MAKE) --no-print-directory -C $(LECTURE) run
+
+test: ## fast tier: go vet + go test in every module, Go only
+	@scripts/test fast
+
+test-real: ## real tier: native stand up, every test on real Kafka, stand down
+	@scripts/test real
+
+vet: ## go vet in every module
+	@for m in $$(scripts/modules); do (cd $$m && go vet ./...) || exit 1; done
+
+build: ## go build in every module
+	@for m in $$(scripts/modules); do (cd $$m && go build ./...) || exit 1; done
+
+# Any other target is the lecture's: make quorum-cli L=01
+Makefile: ;
+%:
+	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
+	@$(MAKE) --no-print-directory -C $(LECTURE) $@

@@ -1,0 +1,107 @@
+// Command quorum-status shows who is who in the course cluster: the cluster
+// id, the brokers, the controller id from metadata (a proxy in KRaft) and the
+// real Raft leader and voters from DescribeQuorum.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/01-architecture-kraft/quorum"
+)
+
+func main() {
+	watch := flag.Bool("watch", false, "redraw every -interval and mark when the Raft leader changes")
+	asJSON := flag.Bool("json", false, "print JSON (one object per look with -watch)")
+	interval := flag.Duration("interval", time.Second, "time between looks with -watch")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), `usage: quorum-status [-watch] [-json] [-interval 1s]
+
+Prints the cluster id, the brokers, BrokerMetadata's controller (a proxy in
+KRaft) and DescribeQuorum's Raft leader and voters. The cluster is
+%s, or %s when set.
+
+`, brewkit.DefaultBootstrap, brewkit.EnvBootstrap)
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || *interval <= 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *watch, *asJSON, *interval); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "quorum-status:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, watch, asJSON bool, interval time.Duration) error {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return err
+	}
+	cl, _, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+
+	look := func() (quorum.Status, error) {
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return quorum.Describe(lctx, cl)
+	}
+	if !watch {
+		st, err := look()
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return json.NewEncoder(os.Stdout).Encode(st)
+		}
+		st.Print(os.Stdout)
+		return nil
+	}
+
+	var w quorum.Watch
+	live := brewkit.NewLive(os.Stdout)
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		st, err := look()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		now := time.Now()
+		ev := w.Observe(st, err, now)
+		switch {
+		case asJSON && err == nil:
+			json.NewEncoder(os.Stdout).Encode(st) //nolint:errcheck // stdout
+		case asJSON:
+		case brewkit.IsTerminal(os.Stdout):
+			live.Frame(w.Frame(st, err, now))
+		default:
+			if ev != "" {
+				fmt.Println(ev)
+			}
+			live.Frame(w.Line(st, err))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}

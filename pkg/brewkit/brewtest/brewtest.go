@@ -1,0 +1,182 @@
+// Package brewtest gives every lecture's tests a cluster and the checks the
+// course's two test tiers share.
+//
+// Fast tier (`make test`): with no KAFKA_BOOTSTRAP, each test gets its own
+// in-process simulated cluster (package sim). Real tier (`make test-real`):
+// BREW_REQUIRE_REAL=1 and KAFKA_BOOTSTRAP point the tests at the native stand,
+// and a test that needs real Kafka fails instead of skipping when it is not there.
+package brewtest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/sim"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
+)
+
+// EnvRequireReal makes a missing real Kafka a test failure instead of a skip.
+const EnvRequireReal = "BREW_REQUIRE_REAL"
+
+// RequireRealSet reports whether BREW_REQUIRE_REAL=1.
+func RequireRealSet() bool { return os.Getenv(EnvRequireReal) == "1" }
+
+// Env is the cluster one test talks to.
+type Env struct {
+	Config    brewkit.Config
+	Sim       *sim.Cluster // the in-process simulation; nil on an external cluster
+	Simulated bool         // true on the in-process or the embedded simulation
+}
+
+// Cluster returns the test's cluster: KAFKA_BOOTSTRAP when set (or the course
+// stand under BREW_REQUIRE_REAL=1), else a new in-process simulation closed when
+// the test ends.
+func Cluster(t testing.TB) *Env {
+	t.Helper()
+	if os.Getenv(brewkit.EnvBootstrap) != "" || RequireRealSet() {
+		cfg, err := brewkit.FromEnv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := client(t, cfg)
+		ctx, cancel := context.WithTimeout(context.Background(), brewkit.DialTimeout)
+		defer cancel()
+		if err := brewkit.Ping(ctx, cfg, cl); err != nil {
+			t.Fatal(err)
+		}
+		simulated, err := brewkit.IsSimulated(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Env{Config: cfg, Simulated: simulated}
+	}
+	c, err := sim.New(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return &Env{Config: c.Config(), Sim: c, Simulated: true}
+}
+
+// RequireReal skips a test of behaviour only real Kafka has (quorum,
+// replication, ISR, min ISR, real retention and compaction timing); under
+// BREW_REQUIRE_REAL=1 it fails the test instead.
+func (e *Env) RequireReal(t testing.TB) {
+	t.Helper()
+	if !e.Simulated {
+		return
+	}
+	const msg = "needs real Kafka (this is the kfake simulation): run `make test-real`"
+	if RequireRealSet() {
+		t.Fatal(msg + " [BREW_REQUIRE_REAL=1]")
+	}
+	t.Skip(msg)
+}
+
+// Client returns a kgo client for the test's cluster, closed when the test ends.
+func (e *Env) Client(t testing.TB, opts ...kgo.Opt) *kgo.Client { return client(t, e.Config, opts...) }
+
+// Admin returns a kadm client for the test's cluster.
+func (e *Env) Admin(t testing.TB) *kadm.Client { return kadm.NewClient(e.Client(t)) }
+
+func client(t testing.TB, cfg brewkit.Config, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := brewkit.NewClient(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// StopNode stops node n of the test's cluster: in the in-process simulation
+// directly, otherwise through the stand that is up in this checkout. Unless the
+// test starts the node again itself, it is started when the test ends.
+func (e *Env) StopNode(t testing.TB, n int) {
+	t.Helper()
+	if e.Sim != nil {
+		if err := e.Sim.StopNode(int32(n)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if !e.Sim.Up()[int32(n)] {
+				_ = e.Sim.StartNode(int32(n))
+			}
+		})
+		return
+	}
+	s := findStand(t)
+	if err := s.StopNode(context.Background(), n, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), stand.ReadyTimeout)
+		defer cancel()
+		// Up starts whatever node is not running and waits for the whole cluster.
+		if err := s.Up(ctx, s.Current()); err != nil {
+			t.Errorf("restoring the stand after the test: %v", err)
+		}
+	})
+}
+
+// StartNode starts node n again and waits until it is registered.
+func (e *Env) StartNode(t testing.TB, n int) {
+	t.Helper()
+	if e.Sim != nil {
+		if err := e.Sim.StartNode(int32(n)); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err := findStand(t).StartNode(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Stand returns the stand that is up in this checkout, failing the test when
+// none is (node control on a cluster the repository did not start is impossible).
+func (e *Env) Stand(t testing.TB) *stand.Stand { return findStand(t) }
+
+func findStand(t testing.TB) *stand.Stand {
+	t.Helper()
+	s, err := stand.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Current() == "" {
+		t.Fatal("this test stops and starts nodes: it needs a stand started by this repository (`make up`), not only KAFKA_BOOTSTRAP")
+	}
+	s.Out = testWriter{t}
+	return s
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", p)
+	return len(p), nil
+}
+
+// Eventually polls cond every 100ms until it holds or timeout passes; cond
+// returns whether it holds and what it saw, which a failure reports.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) time.Duration {
+	t.Helper()
+	start := time.Now()
+	deadline := start.Add(timeout)
+	for {
+		ok, saw := cond()
+		if ok {
+			return time.Since(start)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s; last seen: %s", what, timeout, saw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,76 @@
+package stand
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFlavor(t *testing.T) {
+	for in, want := range map[string]Flavor{"": Auto, "auto": Auto, "Native": Native, " docker ": Docker, "embedded": Embedded} {
+		got, err := ParseFlavor(in)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+	_, err := ParseFlavor("podman")
+	require.ErrorContains(t, err, "use auto, docker, native or embedded")
+}
+
+func TestCurrentFlavorIsRecordedUnderDotStand(t *testing.T) {
+	s := &Stand{Root: t.TempDir()}
+	require.Equal(t, Flavor(""), s.Current())
+	require.NoError(t, s.setCurrent(Native))
+	require.Equal(t, Native, s.Current())
+	require.FileExists(t, filepath.Join(s.Root, ".stand", "flavor"))
+	require.NoError(t, s.setCurrent(""))
+	require.Equal(t, Flavor(""), s.Current())
+	_, err := s.Tool(t.Context(), "kafka-topics")
+	require.ErrorContains(t, err, "make up")
+}
+
+func TestPortTakenIsAClearError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	err = checkPortsFree([]int{port})
+	require.ErrorContains(t, err, "already taken by a process this repository did not start")
+	ln.Close()
+	require.NoError(t, checkPortsFree([]int{port}))
+}
+
+func TestDetachedProcessLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "x.pid")
+	cmd := exec.Command("sleep", "300")
+	require.NoError(t, startDetached(cmd, filepath.Join(dir, "x.log"), pidFile))
+	pid, ok := livePid(pidFile, "sleep")
+	require.True(t, ok)
+	require.Equal(t, cmd.Process.Pid, pid)
+	_, ok = livePid(pidFile, "kafka.Kafka")
+	require.False(t, ok, "a pid whose command line lacks the marker is not ours")
+
+	killed, err := stopPid(pid, "sleep", false, 5*time.Second)
+	require.NoError(t, err)
+	require.False(t, killed, "sleep ends on SIGTERM")
+	_, ok = livePid(pidFile, "sleep")
+	require.False(t, ok)
+
+	require.NoError(t, os.WriteFile(pidFile, []byte(strconv.Itoa(999999999)), 0o644))
+	_, ok = livePid(pidFile, "sleep")
+	require.False(t, ok)
+}
+
+func TestTail(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log")
+	require.NoError(t, os.WriteFile(p, []byte("a\nb\nc\n"), 0o644))
+	got, err := tail(p, 2)
+	require.NoError(t, err)
+	require.Equal(t, "b\nc\n", got)
+}

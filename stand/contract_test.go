@@ -1,0 +1,154 @@
+// Package stand_test holds the stands' files to the cluster contract of
+// DESIGN.md: the docker compose file (which cannot run on a machine without a
+// Docker engine) and the native node configs.
+package stand_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// contract is what every stand's node configuration must say.
+var contract = map[string]string{
+	"process.roles":                            "broker,controller",
+	"default.replication.factor":               "3",
+	"min.insync.replicas":                      "2",
+	"auto.create.topics.enable":                "false",
+	"group.initial.rebalance.delay.ms":         "0",
+	"offsets.topic.replication.factor":         "3",
+	"transaction.state.log.replication.factor": "3",
+	"transaction.state.log.min.isr":            "2",
+}
+
+// Settings both stands share beyond the contract, so a lecture behaves alike.
+var shared = []string{
+	"num.partitions", "offsets.topic.num.partitions", "transaction.state.log.num.partitions",
+	"log.retention.check.interval.ms", "log.cleaner.backoff.ms", "replica.lag.time.max.ms",
+}
+
+type compose struct {
+	Services map[string]struct {
+		Image       string            `yaml:"image"`
+		Ports       []string          `yaml:"ports"`
+		Environment map[string]string `yaml:"environment"`
+		Volumes     []string          `yaml:"volumes"`
+		Healthcheck map[string]any    `yaml:"healthcheck"`
+		Profiles    []string          `yaml:"profiles"`
+	} `yaml:"services"`
+	Volumes map[string]any `yaml:"volumes"`
+}
+
+func loadCompose(t *testing.T) compose {
+	t.Helper()
+	b, err := os.ReadFile("docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c compose
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	return c
+}
+
+// envKey turns a Kafka config name into the apache/kafka image's variable.
+func envKey(k string) string { return "KAFKA_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_")) }
+
+func loadProperties(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	props := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("%s: bad line %q", path, line)
+		}
+		props[k] = v
+	}
+	return props
+}
+
+func TestComposeHonoursTheContract(t *testing.T) {
+	c := loadCompose(t)
+	native := loadProperties(t, "native/node1.properties")
+	for n := 1; n <= 3; n++ {
+		name := fmt.Sprintf("kafka-%d", n)
+		s, ok := c.Services[name]
+		if !ok {
+			t.Fatalf("no service %s", name)
+		}
+		env := s.Environment
+		check := func(what, got, want string) {
+			t.Helper()
+			if got != want {
+				t.Errorf("%s %s: got %q, want %q", name, what, got, want)
+			}
+		}
+		check("image", s.Image, "apache/kafka:4.2.0")
+		check("ports", strings.Join(s.Ports, ","), fmt.Sprintf("127.0.0.1:%d:9094", 19091+n))
+		check("node id", env["KAFKA_NODE_ID"], fmt.Sprint(n))
+		check("cluster id", env["CLUSTER_ID"], brewkit.ClusterID)
+		check("voters", env["KAFKA_CONTROLLER_QUORUM_VOTERS"], "1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093")
+		check("listeners", env["KAFKA_LISTENERS"], "INTERNAL://:9092,CONTROLLER://:9093,EXTERNAL://:9094")
+		check("advertised", env["KAFKA_ADVERTISED_LISTENERS"], fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d", n, 19091+n))
+		check("volume", strings.Join(s.Volumes, ","), fmt.Sprintf("kafka-%d-data:/var/lib/kafka/data", n))
+		for k, want := range contract {
+			check(k, env[envKey(k)], want)
+		}
+		for _, k := range shared {
+			check(k+" (as native)", env[envKey(k)], native[k])
+		}
+		if s.Healthcheck["test"] == nil {
+			t.Errorf("%s has no healthcheck", name)
+		}
+		if _, ok := c.Volumes[name+"-data"]; !ok {
+			t.Errorf("volume %s-data is not declared", name)
+		}
+	}
+	ui, ok := c.Services["kafka-ui"]
+	if !ok || len(ui.Profiles) != 1 || ui.Profiles[0] != "ui" {
+		t.Errorf("the web UI must be behind the ui profile, got %+v", ui.Profiles)
+	}
+}
+
+func TestNativeConfigsHonourTheContract(t *testing.T) {
+	for n := 1; n <= 3; n++ {
+		path := fmt.Sprintf("native/node%d.properties", n)
+		p := loadProperties(t, path)
+		check := func(k, want string) {
+			t.Helper()
+			if p[k] != want {
+				t.Errorf("%s %s: got %q, want %q", path, k, p[k], want)
+			}
+		}
+		check("node.id", fmt.Sprint(n))
+		check("controller.quorum.voters", "1@127.0.0.1:39092,2@127.0.0.1:39093,3@127.0.0.1:39094")
+		check("listeners", fmt.Sprintf("CLIENT://127.0.0.1:%d,INTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", 19091+n, 29091+n, 39091+n))
+		check("advertised.listeners", fmt.Sprintf("CLIENT://127.0.0.1:%d,INTERNAL://127.0.0.1:%d", 19091+n, 29091+n))
+		check("log.dirs", fmt.Sprintf(".stand/native/node%d/data", n))
+		for k, want := range contract {
+			check(k, want)
+		}
+		for k, v := range p {
+			if strings.Contains(v, "0.0.0.0") {
+				t.Errorf("%s %s listens beyond loopback: %s", path, k, v)
+			}
+		}
+	}
+}
