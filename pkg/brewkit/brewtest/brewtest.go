@@ -139,6 +139,33 @@ func (e *Env) StartNode(t testing.TB, n int) {
 	}
 }
 
+// Nodes returns node control for the test's cluster: the in-process
+// simulation's, or the stand's. Nodes it stops are started again when the test
+// ends, if the test did not do so itself.
+func (e *Env) Nodes(t testing.TB) brewkit.Nodes {
+	t.Helper()
+	if e.Sim != nil {
+		n := e.Sim.Nodes()
+		t.Cleanup(func() {
+			for id, up := range e.Sim.Up() {
+				if !up {
+					_ = n.StartNode(context.Background(), int(id))
+				}
+			}
+		})
+		return n
+	}
+	s := findStand(t)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), stand.ReadyTimeout)
+		defer cancel()
+		if err := s.Up(ctx, s.Current()); err != nil {
+			t.Errorf("restoring the stand after the test: %v", err)
+		}
+	})
+	return s
+}
+
 // Stand returns the stand that is up in this checkout, failing the test when
 // none is (node control on a cluster the repository did not start is impossible).
 func (e *Env) Stand(t testing.TB) *stand.Stand { return findStand(t) }

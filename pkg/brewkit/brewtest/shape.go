@@ -69,3 +69,21 @@ func MatchesReadme(t testing.TB, readme, name, got string, normalize ...func(str
 		t.Fatalf("output does not match the shape of README block %q\n--- README:\n%s--- got:\n%s", name, want, got)
 	}
 }
+
+var duration = regexp.MustCompile(`(\d+(\.\d+)?(ms|µs|ns|h|m|s))+`)
+
+// Durations blanks Go durations (1.5s, 198ms, 1m2s), whose shape varies from
+// run to run, for MatchesReadme.
+func Durations(s string) string { return duration.ReplaceAllString(s, "DURATION") }
+
+// WithoutSimNote drops the lines a program adds on the simulation, which
+// start with "(embedded simulation", so one README block serves both tiers.
+func WithoutSimNote(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "(embedded simulation") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

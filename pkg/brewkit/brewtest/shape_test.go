@@ -22,3 +22,11 @@ func TestShapePattern(t *testing.T) {
 		}
 	}
 }
+
+func TestDurations(t *testing.T) {
+	got := Durations("elected after 198ms, full after 1m2.5s, slowest 1.234s (0 waited over 1s)")
+	want := "elected after DURATION, full after DURATION, slowest DURATION (0 waited over DURATION)"
+	if got != want {
+		t.Fatalf("got %q", got)
+	}
+}

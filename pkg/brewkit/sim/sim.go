@@ -373,3 +373,12 @@ func (l *trackingListener) Close() error {
 	}
 	return err
 }
+
+// Nodes adapts the cluster to brewkit.Nodes. The simulation has no signals:
+// kill and a graceful stop are the same.
+func (c *Cluster) Nodes() brewkit.Nodes { return simNodes{c} }
+
+type simNodes struct{ c *Cluster }
+
+func (s simNodes) StopNode(_ context.Context, n int, _ bool) error { return s.c.StopNode(int32(n)) }
+func (s simNodes) StartNode(_ context.Context, n int) error        { return s.c.StartNode(int32(n)) }

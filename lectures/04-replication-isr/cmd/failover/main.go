@@ -1,0 +1,80 @@
+// Command failover is the instructor's failover drill: keyed orders keep
+// flowing with acks=all while the leader of a partition is stopped (and, with
+// -second, one more node), then everything is started again and the program
+// counts what was acknowledged, read, lost and duplicated.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
+
+	"github.com/brew-course/kafka/lectures/04-replication-isr/drill"
+)
+
+func main() {
+	c := drill.Defaults
+	flag.StringVar(&c.Topic, "topic", c.Topic, "topic to drill (created if missing)")
+	p := flag.Int("partition", int(c.Partition), "partition whose leader is stopped")
+	flag.IntVar(&c.Rate, "rate", c.Rate, "orders per second")
+	flag.DurationVar(&c.Steady, "steady", c.Steady, "how long to produce before the stop and after the restart")
+	flag.BoolVar(&c.Second, "second", false, "also stop a second node: acks=all fails with NOT_ENOUGH_REPLICAS, acks=1 still writes")
+	flag.BoolVar(&c.Kill, "kill", false, "stop nodes with SIGKILL (a crash) instead of SIGTERM")
+	asJSON := flag.Bool("json", false, "print the report as JSON")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: failover [-second] [-kill] [-topic T] [-partition P] [-rate N] [-steady D] [-json]\n\n"+
+			"Stops and starts nodes of the stand that is up in this checkout (make up).\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	c.Partition = int32(*p)
+	if flag.NArg() > 0 || c.Rate <= 0 || c.Steady <= 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c, *asJSON); err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "failover: interrupted; start any stopped node with `make restore`")
+		} else {
+			fmt.Fprintln(os.Stderr, "failover:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c drill.Config, asJSON bool) error {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return err
+	}
+	s, err := stand.Find()
+	if err != nil {
+		return err
+	}
+	if s.Current() == "" {
+		return errors.New("the drill stops and starts nodes, so it needs a stand started from this checkout: run `make up` first")
+	}
+	s.Out = os.Stderr
+	say := func(line string) { fmt.Fprintln(os.Stderr, line) }
+	rep, err := drill.Run(ctx, c, cfg, s, say)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(rep)
+	}
+	fmt.Println()
+	rep.Print(os.Stdout)
+	return nil
+}

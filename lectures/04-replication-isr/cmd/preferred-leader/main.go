@@ -1,0 +1,80 @@
+// Command preferred-leader shows how leadership is spread over the nodes,
+// runs a preferred leader election, and shows it again.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/04-replication-isr/isr"
+)
+
+func main() {
+	topic := flag.String("topic", brewkit.Orders.Name, "topic to rebalance")
+	dry := flag.Bool("dry-run", false, "only show the balance")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: preferred-leader [-topic T] [-dry-run]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *topic, *dry); err != nil {
+		fmt.Fprintln(os.Stderr, "preferred-leader:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, topic string, dry bool) error {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return err
+	}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	t, err := isr.Snapshot(ctx, adm, topic)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Before (%s):\n", topic)
+	t.PrintBalance(os.Stdout)
+	off := t.NotPreferred()
+	if dry || len(off) == 0 {
+		return nil
+	}
+	var ids []int32
+	for _, p := range off {
+		ids = append(ids, p.ID)
+	}
+	fmt.Printf("\nElecting the preferred leader of partitions %v...\n", ids)
+	if err := isr.ElectPreferred(ctx, adm, topic, ids); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if t, err = isr.Snapshot(ctx, adm, topic); err == nil && len(t.NotPreferred()) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("leaders did not move within 30 s; is every preferred replica in sync? (make restore)")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	fmt.Println("\nAfter:")
+	t.PrintBalance(os.Stdout)
+	return nil
+}

@@ -1,0 +1,65 @@
+// Command quorum-math prints the 2N+1 table of the lecture and, with -live,
+// shows on the stand that the Raft quorum needs a majority of its voters.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
+
+	"github.com/brew-course/kafka/lectures/04-replication-isr/quorummath"
+)
+
+func main() {
+	n := flag.Int("nodes", 7, "largest cluster size in the table")
+	live := flag.Bool("live", false, "stop two of the stand's three voters, then bring them back")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: quorum-math [-nodes 7] [-live]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || *n < 1 || *n > 99 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	quorummath.PrintTable(os.Stdout, quorummath.Rows(*n))
+	if !*live {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runLive(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "quorum-math:", err)
+		os.Exit(1)
+	}
+}
+
+func runLive(ctx context.Context) error {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return err
+	}
+	s, err := stand.Find()
+	if err != nil {
+		return err
+	}
+	if s.Current() == "" {
+		return fmt.Errorf("-live stops and starts nodes: run `make up` first")
+	}
+	s.Out = os.Stderr
+	fmt.Println()
+	lv, err := quorummath.RunLive(ctx, cfg, s, func(line string) { fmt.Println(line) })
+	if err != nil {
+		return err
+	}
+	if lv.Simulated {
+		fmt.Printf("(%s)\n", brewkit.SimulatedNote)
+	}
+	return nil
+}

@@ -1,0 +1,222 @@
+package isr_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+
+	"github.com/brew-course/kafka/lectures/04-replication-isr/isr"
+)
+
+// replicaLagTimeMax is the stands' replica.lag.time.max.ms.
+const replicaLagTimeMax = 10 * time.Second
+
+func freshTopic(t *testing.T, env *brewtest.Env, partitions int32) string {
+	t.Helper()
+	name := fmt.Sprintf("brew.test.isr-%d", rand.Uint32())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := brewkit.EnsureTopics(ctx, env.Admin(t), brewkit.Topic{Name: name, Partitions: partitions, RF: 3, Retention: time.Hour})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		env.Admin(t).DeleteTopics(ctx, name) //nolint:errcheck // best effort
+	})
+	return name
+}
+
+func snapshot(t *testing.T, env *brewtest.Env, topic string) isr.Topic {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := isr.Snapshot(ctx, env.Admin(t), topic)
+	require.NoError(t, err)
+	return st
+}
+
+// waitState waits until every partition satisfies ok and returns the time it took.
+func waitState(t *testing.T, env *brewtest.Env, topic string, limit time.Duration, what string, ok func(isr.Partition) bool) time.Duration {
+	t.Helper()
+	return brewtest.Eventually(t, limit, what, func() (bool, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		st, err := isr.Snapshot(ctx, env.Admin(t), topic)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, p := range st.Partitions {
+			if !ok(p) {
+				return false, fmt.Sprintf("%+v", p)
+			}
+		}
+		return true, ""
+	})
+}
+
+func produce(t *testing.T, env *brewtest.Env, topic string, acks kgo.Acks) error {
+	t.Helper()
+	opts := []kgo.Opt{kgo.RequiredAcks(acks), kgo.RecordRetries(3), kgo.RecordDeliveryTimeout(20 * time.Second)}
+	if acks != kgo.AllISRAcks() {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	cl := env.Client(t, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Key: []byte("ord-1"), Value: []byte("{}")}).FirstErr()
+}
+
+// kafkaDescribe runs Kafka's own kafka-topics --describe and parses its partitions.
+func kafkaDescribe(t *testing.T, env *brewtest.Env, topic string) []isr.Partition {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd, err := env.Stand(t).Tool(ctx, "kafka-topics", "--describe", "--topic", topic)
+	require.NoError(t, err)
+	out, err := cmd.Output()
+	require.NoError(t, err, "kafka-topics: %s", out)
+	line := regexp.MustCompile(`Partition: (\d+)\s+Leader: (\S+)\s+Replicas: (\S*)\s+Isr: (\S*)`)
+	var parts []isr.Partition
+	for _, m := range line.FindAllStringSubmatch(string(out), -1) {
+		id, _ := strconv.Atoi(m[1])
+		leader := int32(-1)
+		if n, err := strconv.Atoi(m[2]); err == nil {
+			leader = int32(n)
+		}
+		parts = append(parts, isr.Partition{ID: int32(id), Leader: leader, Replicas: list(m[3]), ISR: slices.Sorted(slices.Values(list(m[4])))})
+	}
+	require.NotEmpty(t, parts, "no partitions in:\n%s", out)
+	return parts
+}
+
+func list(s string) []int32 {
+	var out []int32
+	for _, f := range strings.Split(s, ",") {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, int32(n))
+		}
+	}
+	return out
+}
+
+// sameAsKafka checks our view against kafka-topics on the real stand: the
+// same leaders, replicas and ISR. On the simulation there is no Kafka tool.
+func sameAsKafka(t *testing.T, env *brewtest.Env, topic, step string) {
+	t.Helper()
+	if env.Simulated {
+		return
+	}
+	var ours, theirs []isr.Partition
+	brewtest.Eventually(t, 15*time.Second, step+": our view equals kafka-topics --describe", func() (bool, string) {
+		ours, theirs = nil, kafkaDescribe(t, env, topic)
+		for _, p := range snapshot(t, env, topic).Partitions {
+			ours = append(ours, isr.Partition{ID: p.ID, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+		}
+		return fmt.Sprint(ours) == fmt.Sprint(theirs), fmt.Sprintf("ours %v, kafka-topics %v", ours, theirs)
+	})
+}
+
+// The lecture's claims, step by step: one node down goes unnoticed by acks=all
+// writers, two down refuse them, and the ISR fills up again after the restarts.
+func TestISRShrinksAndRecovers(t *testing.T) {
+	env := brewtest.Cluster(t)
+	topic := freshTopic(t, env, 6)
+	nodes := env.Nodes(t)
+	ctx := context.Background()
+	require.True(t, snapshot(t, env, topic).FullyReplicated())
+	sameAsKafka(t, env, topic, "start")
+
+	// A crash (SIGKILL): the controller fences the node after the broker
+	// session timeout, the leaders drop it from the ISR after
+	// replica.lag.time.max.ms; whichever comes first.
+	require.NoError(t, nodes.StopNode(ctx, 2, true))
+	took := waitState(t, env, topic, replicaLagTimeMax+10*time.Second, "every partition off node 2, ISR [1 3]",
+		func(p isr.Partition) bool {
+			return p.Leader != 2 && p.Leader >= 0 && slices.Equal(p.ISR, []int32{1, 3})
+		})
+	t.Logf("node 2 killed: ISR of every partition shrank to [1 3] in %s", took.Round(time.Millisecond))
+	sameAsKafka(t, env, topic, "node 2 down")
+	require.NoError(t, produce(t, env, topic, kgo.AllISRAcks()), "one node down: acks=all still writes")
+
+	require.NoError(t, nodes.StopNode(ctx, 1, false))
+	took = waitState(t, env, topic, replicaLagTimeMax+10*time.Second, "ISR [3] everywhere",
+		func(p isr.Partition) bool { return p.Leader == 3 && slices.Equal(p.ISR, []int32{3}) })
+	t.Logf("node 1 stopped: ISR [3] everywhere in %s", took.Round(time.Millisecond))
+	sameAsKafka(t, env, topic, "nodes 1 and 2 down")
+	err := produce(t, env, topic, kgo.AllISRAcks())
+	require.True(t, errors.Is(err, kerr.NotEnoughReplicas), "two nodes down: acks=all must fail with NOT_ENOUGH_REPLICAS, got %v", err)
+	require.NoError(t, produce(t, env, topic, kgo.LeaderAck()), "acks=1 needs only the leader")
+
+	start := time.Now()
+	require.NoError(t, nodes.StartNode(ctx, 1))
+	require.NoError(t, nodes.StartNode(ctx, 2))
+	waitState(t, env, topic, 120*time.Second, "full ISR again",
+		func(p isr.Partition) bool { return p.Leader >= 0 && slices.Equal(p.ISR, []int32{1, 2, 3}) })
+	t.Logf("nodes 1 and 2 started: full ISR %s after the first start", time.Since(start).Round(time.Millisecond))
+	sameAsKafka(t, env, topic, "all back")
+	require.NoError(t, produce(t, env, topic, kgo.AllISRAcks()))
+}
+
+// After restarts, leadership piles up on the nodes that stayed; a preferred
+// leader election gives each partition back to the first of its replicas.
+// The simulation always leads from the first replica, so this is real-only.
+func TestPreferredLeaderElection(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t)
+	topic := freshTopic(t, env, 6)
+	nodes := env.Nodes(t)
+	ctx := context.Background()
+
+	require.NoError(t, nodes.StopNode(ctx, 1, false))
+	waitState(t, env, topic, 30*time.Second, "node 1 leads nothing", func(p isr.Partition) bool { return p.Leader != 1 && p.Leader >= 0 })
+	require.NoError(t, nodes.StartNode(ctx, 1))
+	waitState(t, env, topic, 120*time.Second, "full ISR", func(p isr.Partition) bool { return len(p.ISR) == 3 })
+
+	st := snapshot(t, env, topic)
+	off := st.NotPreferred()
+	require.NotEmpty(t, off, "after the restart node 1 should lead none of its preferred partitions")
+	require.Zero(t, st.LeaderCounts()[1])
+	var ids []int32
+	for _, p := range off {
+		ids = append(ids, p.ID)
+	}
+	require.NoError(t, isr.ElectPreferred(ctx, env.Admin(t), topic, ids))
+	waitState(t, env, topic, 30*time.Second, "every partition on its preferred leader",
+		func(p isr.Partition) bool { return p.Leader == p.Preferred() })
+	for n, c := range snapshot(t, env, topic).LeaderCounts() {
+		require.Equal(t, 2, c, "node %d leads %d of 6 partitions", n, c)
+	}
+}
+
+// Exercise 2 of the README: with min.insync.replicas=3 on RF 3, one node down
+// already refuses acks=all. The simulation ignores a topic's own min ISR.
+func TestExerciseMinISR3(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t)
+	topic := freshTopic(t, env, 3)
+	ctx := context.Background()
+	three := "3"
+	_, err := env.Admin(t).AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "min.insync.replicas", Value: &three}}, topic)
+	require.NoError(t, err)
+	require.NoError(t, produce(t, env, topic, kgo.AllISRAcks()), "all three up")
+
+	require.NoError(t, env.Nodes(t).StopNode(ctx, 2, false))
+	waitState(t, env, topic, 30*time.Second, "ISR [1 3]", func(p isr.Partition) bool { return slices.Equal(p.ISR, []int32{1, 3}) })
+	err = produce(t, env, topic, kgo.AllISRAcks())
+	require.True(t, errors.Is(err, kerr.NotEnoughReplicas), "min ISR 3 with one node down: got %v", err)
+}

@@ -1,0 +1,93 @@
+package brewkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// Topic is one of Brew's topics as the course creates it.
+type Topic struct {
+	Name       string
+	Partitions int32
+	RF         int16
+	Retention  time.Duration
+}
+
+// The Brew topics. Orders and payments stay 30 days, the kitchen and shipment
+// streams 7 days; what must live for years goes to object storage, not Kafka.
+var (
+	Orders    = Topic{Name: "brew.orders.v1", Partitions: 6, RF: 3, Retention: 30 * 24 * time.Hour}
+	Payments  = Topic{Name: "brew.payments.v1", Partitions: 3, RF: 3, Retention: 30 * 24 * time.Hour}
+	Kitchen   = Topic{Name: "brew.kitchen.v1", Partitions: 3, RF: 3, Retention: 7 * 24 * time.Hour}
+	Shipments = Topic{Name: "brew.shipments.v1", Partitions: 3, RF: 3, Retention: 7 * 24 * time.Hour}
+)
+
+// Catalog lists the Brew topics in the order of an order's life.
+var Catalog = []Topic{Orders, Payments, Kitchen, Shipments}
+
+// Configs are the topic configs the course sets at creation.
+func (t Topic) Configs() map[string]*string {
+	ms := strconv.FormatInt(t.Retention.Milliseconds(), 10)
+	return map[string]*string{"retention.ms": &ms}
+}
+
+// EnsureTopics creates the topics that do not exist yet and leaves the others
+// as they are. It returns the names it created.
+func EnsureTopics(ctx context.Context, adm *kadm.Client, topics ...Topic) ([]string, error) {
+	var created []string
+	for _, t := range topics {
+		resp, err := adm.CreateTopic(ctx, t.Partitions, t.RF, t.Configs(), t.Name)
+		switch {
+		case err == nil && resp.Err == nil:
+			created = append(created, t.Name)
+		case errors.Is(err, kerr.TopicAlreadyExists) || errors.Is(resp.Err, kerr.TopicAlreadyExists):
+		case err != nil:
+			return created, fmt.Errorf("creating %s: %w", t.Name, err)
+		default:
+			return created, fmt.Errorf("creating %s: %w", t.Name, resp.Err)
+		}
+	}
+	if len(created) > 0 {
+		// Metadata reaches every broker a moment after the controller commits it.
+		if err := WaitTopics(ctx, adm, created...); err != nil {
+			return created, err
+		}
+	}
+	return created, nil
+}
+
+// WaitTopics waits until metadata shows every partition of the topics with a leader.
+func WaitTopics(ctx context.Context, adm *kadm.Client, names ...string) error {
+	for {
+		td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), names...)
+		if err == nil && ready(td, names) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for topics %v to get leaders: %w", names, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func ready(td kadm.TopicDetails, names []string) bool {
+	for _, n := range names {
+		t, ok := td[n]
+		if !ok || t.Err != nil || len(t.Partitions) == 0 {
+			return false
+		}
+		for _, p := range t.Partitions {
+			if p.Leader < 0 || p.Err != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
