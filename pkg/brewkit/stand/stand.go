@@ -259,7 +259,10 @@ func (s *Stand) StopNode(ctx context.Context, n int, kill bool) error {
 		return fmt.Errorf("node %d of the %s stand is not running", n, f)
 	}
 	how := "SIGTERM"
-	if kill {
+	switch {
+	case f == Embedded:
+		how = "simulated"
+	case kill:
 		how = "SIGKILL"
 	}
 	start := time.Now()

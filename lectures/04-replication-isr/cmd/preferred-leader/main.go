@@ -52,6 +52,9 @@ func run(ctx context.Context, topic string, dry bool) error {
 	}
 	fmt.Printf("Before (%s):\n", topic)
 	t.PrintBalance(os.Stdout)
+	if simulated, err := brewkit.IsSimulated(ctx, cl); err == nil && simulated {
+		fmt.Println("(embedded simulation: kfake always leads from the first replica, so leadership never drifts from the preferred replicas; use the native stand to see it)")
+	}
 	off := t.NotPreferred()
 	if dry || len(off) == 0 {
 		return nil
