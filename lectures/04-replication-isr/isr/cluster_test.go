@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 
 	"github.com/brew-course/kafka/lectures/04-replication-isr/isr"
@@ -25,21 +20,6 @@ import (
 
 // replicaLagTimeMax is the stands' replica.lag.time.max.ms.
 const replicaLagTimeMax = 10 * time.Second
-
-func freshTopic(t *testing.T, env *brewtest.Env, partitions int32) string {
-	t.Helper()
-	name := fmt.Sprintf("brew.test.isr-%d", rand.Uint32())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, err := brewkit.EnsureTopics(ctx, env.Admin(t), brewkit.Topic{Name: name, Partitions: partitions, RF: 3, Retention: time.Hour})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		env.Admin(t).DeleteTopics(ctx, name) //nolint:errcheck // best effort
-	})
-	return name
-}
 
 func snapshot(t *testing.T, env *brewtest.Env, topic string) isr.Topic {
 	t.Helper()
@@ -81,39 +61,6 @@ func produce(t *testing.T, env *brewtest.Env, topic string, acks kgo.Acks) error
 	return cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Key: []byte("ord-1"), Value: []byte("{}")}).FirstErr()
 }
 
-// kafkaDescribe runs Kafka's own kafka-topics --describe and parses its partitions.
-func kafkaDescribe(t *testing.T, env *brewtest.Env, topic string) []isr.Partition {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd, err := env.Stand(t).Tool(ctx, "kafka-topics", "--describe", "--topic", topic)
-	require.NoError(t, err)
-	out, err := cmd.Output()
-	require.NoError(t, err, "kafka-topics: %s", out)
-	line := regexp.MustCompile(`Partition: (\d+)\s+Leader: (\S+)\s+Replicas: (\S*)\s+Isr: (\S*)`)
-	var parts []isr.Partition
-	for _, m := range line.FindAllStringSubmatch(string(out), -1) {
-		id, _ := strconv.Atoi(m[1])
-		leader := int32(-1)
-		if n, err := strconv.Atoi(m[2]); err == nil {
-			leader = int32(n)
-		}
-		parts = append(parts, isr.Partition{ID: int32(id), Leader: leader, Replicas: list(m[3]), ISR: slices.Sorted(slices.Values(list(m[4])))})
-	}
-	require.NotEmpty(t, parts, "no partitions in:\n%s", out)
-	return parts
-}
-
-func list(s string) []int32 {
-	var out []int32
-	for _, f := range strings.Split(s, ",") {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, int32(n))
-		}
-	}
-	return out
-}
-
 // sameAsKafka checks our view against kafka-topics on the real stand: the
 // same leaders, replicas and ISR. On the simulation there is no Kafka tool.
 func sameAsKafka(t *testing.T, env *brewtest.Env, topic, step string) {
@@ -121,11 +68,11 @@ func sameAsKafka(t *testing.T, env *brewtest.Env, topic, step string) {
 	if env.Simulated {
 		return
 	}
-	var ours, theirs []isr.Partition
+	var ours, theirs []brewtest.DescribedPartition
 	brewtest.Eventually(t, 15*time.Second, step+": our view equals kafka-topics --describe", func() (bool, string) {
-		ours, theirs = nil, kafkaDescribe(t, env, topic)
+		ours, theirs = nil, env.KafkaTopicsDescribe(t, topic)
 		for _, p := range snapshot(t, env, topic).Partitions {
-			ours = append(ours, isr.Partition{ID: p.ID, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+			ours = append(ours, brewtest.DescribedPartition{ID: p.ID, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
 		}
 		return fmt.Sprint(ours) == fmt.Sprint(theirs), fmt.Sprintf("ours %v, kafka-topics %v", ours, theirs)
 	})
@@ -135,7 +82,7 @@ func sameAsKafka(t *testing.T, env *brewtest.Env, topic, step string) {
 // writers, two down refuse them, and the ISR fills up again after the restarts.
 func TestISRShrinksAndRecovers(t *testing.T) {
 	env := brewtest.Cluster(t)
-	topic := freshTopic(t, env, 6)
+	topic := env.FreshTopic(t, "isr", 6)
 	nodes := env.Nodes(t)
 	ctx := context.Background()
 	require.True(t, snapshot(t, env, topic).FullyReplicated())
@@ -178,7 +125,7 @@ func TestISRShrinksAndRecovers(t *testing.T) {
 func TestPreferredLeaderElection(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	topic := freshTopic(t, env, 6)
+	topic := env.FreshTopic(t, "isr", 6)
 	nodes := env.Nodes(t)
 	ctx := context.Background()
 
@@ -208,7 +155,7 @@ func TestPreferredLeaderElection(t *testing.T) {
 func TestExerciseMinISR3(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	topic := freshTopic(t, env, 3)
+	topic := env.FreshTopic(t, "isr", 3)
 	ctx := context.Background()
 	three := "3"
 	_, err := env.Admin(t).AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "min.insync.replicas", Value: &three}}, topic)

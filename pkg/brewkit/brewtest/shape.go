@@ -87,3 +87,22 @@ func WithoutSimNote(s string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+var answerRe = regexp.MustCompile(`<!-- answer: (\S+) = (.*?) -->`)
+
+// ReadmeAnswer returns the value of <!-- answer: name = value --> in the
+// README at path: an exercise's answer, which the lecture's tests check.
+func ReadmeAnswer(t testing.TB, path, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range answerRe.FindAllStringSubmatch(string(b), -1) {
+		if m[1] == name {
+			return strings.TrimSpace(m[2])
+		}
+	}
+	t.Fatalf("%s has no <!-- answer: %s = ... -->", path, name)
+	return ""
+}

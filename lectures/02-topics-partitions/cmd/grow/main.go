@@ -1,0 +1,53 @@
+// Command grow adds partitions to a fresh topic (3 -> 6), shows which keys now
+// land elsewhere, then asks for 2 partitions and prints Kafka's refusal.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/grow"
+)
+
+func main() {
+	c := grow.Defaults
+	from := flag.Int("from", int(c.From), "partitions at creation")
+	to := flag.Int("to", int(c.To), "partitions after growing")
+	shrink := flag.Int("shrink-to", int(c.ShrinkTo), "partitions asked for at the end (fewer: refused)")
+	flag.IntVar(&c.Keys, "keys", c.Keys, "sample order ids")
+	asJSON := flag.Bool("json", false, "print JSON")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: grow [-from 3] [-to 6] [-shrink-to 2] [-keys 12] [-json]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	c.From, c.To, c.ShrinkTo = int32(*from), int32(*to), int32(*shrink)
+	if flag.NArg() > 0 || c.From < 1 || c.To <= c.From || c.ShrinkTo >= c.To || c.ShrinkTo < 1 || c.Keys < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := brewkit.FromEnv()
+	if err == nil {
+		var res grow.Result
+		if res, err = grow.Run(ctx, cfg, c); err == nil {
+			if *asJSON {
+				err = json.NewEncoder(os.Stdout).Encode(res)
+			} else {
+				res.Print(os.Stdout)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "grow:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/internal/clitest"
+)
+
+func TestOutputMatchesReadme(t *testing.T) {
+	env := brewtest.Cluster(t)
+	bin := clitest.Build(t)
+	out, stderr, code := clitest.Run(t, bin, env.Config.Bootstrap())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	normalize := []func(string) string{clitest.Normalize}
+	if env.Simulated {
+		// kfake refuses with the bare error code; real Kafka adds its reason,
+		// which the README shows and the real tier checks.
+		normalize = append(normalize, func(s string) string { return brokerReason.ReplaceAllString(s, "") })
+	}
+	brewtest.MatchesReadme(t, "../../README.md", "grow", out, normalize...)
+	if _, _, code := clitest.Run(t, bin, env.Config.Bootstrap(), "-from", "6", "-to", "3"); code != 2 {
+		t.Fatalf("-to below -from: exit %d, want 2", code)
+	}
+}
+
+var brokerReason = regexp.MustCompile(` \(The topic .*\)`)

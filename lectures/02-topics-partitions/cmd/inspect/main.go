@@ -1,0 +1,83 @@
+// Command inspect describes the Brew topics (or -topic): per partition the
+// leader, replicas, ISR, offline replicas and log offsets, and the topic's
+// own configs. -create makes the Brew topics first.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/topics"
+)
+
+func main() {
+	topic := flag.String("topic", "", "comma-separated topics to describe (default: the Brew topics)")
+	create := flag.Bool("create", false, "create the Brew topics that do not exist yet")
+	asJSON := flag.Bool("json", false, "print JSON")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: inspect [-create] [-topic a,b] [-json]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *topic, *create, *asJSON); err != nil {
+		fmt.Fprintln(os.Stderr, "inspect:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, topic string, create, asJSON bool) error {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return err
+	}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if create {
+		made, err := brewkit.EnsureTopics(ctx, adm, brewkit.Catalog...)
+		if err != nil {
+			return err
+		}
+		if len(made) > 0 {
+			fmt.Fprintf(os.Stderr, "created %s\n", strings.Join(made, ", "))
+		}
+	}
+	var names []string
+	if topic != "" {
+		names = strings.Split(topic, ",")
+	} else {
+		for _, t := range brewkit.Catalog {
+			names = append(names, t.Name)
+		}
+	}
+	ts, err := topics.Describe(ctx, adm, names...)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(ts)
+	}
+	for i, t := range ts {
+		if i > 0 {
+			fmt.Println()
+		}
+		t.Print(os.Stdout)
+	}
+	return nil
+}

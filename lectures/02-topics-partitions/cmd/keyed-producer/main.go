@@ -1,0 +1,57 @@
+// Command keyed-producer writes Brew orders keyed by order id (or by shop,
+// or with no key) and shows, from the records read back, which partition the
+// broker stored them in.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/keyed"
+)
+
+func main() {
+	c := keyed.Config{}
+	flag.StringVar(&c.Topic, "topic", brewkit.Orders.Name, "topic to write to")
+	flag.IntVar(&c.Count, "n", 1000, "orders to write")
+	mode := flag.String("key", "order", "key by: order, shop or none")
+	flag.IntVar(&c.Samples, "samples", 5, "keys whose placement to show")
+	asJSON := flag.Bool("json", false, "print JSON")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: keyed-producer [-key order|shop|none] [-n 1000] [-topic T] [-samples 5] [-json]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	var err error
+	if c.Mode, err = keyed.ParseMode(*mode); err != nil || flag.NArg() > 0 || c.Count < 1 || c.Samples < 0 {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "keyed-producer:", err)
+		}
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := brewkit.FromEnv()
+	if err == nil {
+		var res keyed.Result
+		if res, err = keyed.Run(ctx, cfg, c); err == nil {
+			if *asJSON {
+				err = json.NewEncoder(os.Stdout).Encode(res)
+			} else {
+				res.Print(os.Stdout)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "keyed-producer:", err)
+		os.Exit(1)
+	}
+}

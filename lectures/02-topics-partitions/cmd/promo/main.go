@@ -1,0 +1,90 @@
+// Command promo replays Brew's Friday promotion: orders at a fixed rate into
+// a topic with one partition, then into one with six, each read by the same
+// group of consumers; it shows live per partition and per consumer the rate
+// and the lag, and at the end how long each took to drain.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/promo"
+)
+
+func main() {
+	c := promo.Defaults
+	flag.Float64Var(&c.PerMinute, "rate", c.PerMinute, "orders per minute")
+	flag.DurationVar(&c.Duration, "duration", c.Duration, "how long orders keep coming")
+	flag.IntVar(&c.Consumers, "consumers", c.Consumers, "consumers in the group")
+	flag.DurationVar(&c.Work, "work", c.Work, "processing time per order")
+	parts := flag.String("partitions", "1,6", "partition counts to compare, in order")
+	asJSON := flag.Bool("json", false, "print the results as JSON")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: promo [-rate 8000] [-duration 30s] [-consumers 3] [-work 20ms] [-partitions 1,6] [-json]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	var counts []int
+	for _, f := range strings.Split(*parts, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			counts = nil
+			break
+		}
+		counts = append(counts, n)
+	}
+	if flag.NArg() > 0 || len(counts) == 0 || c.PerMinute <= 0 || c.Duration <= 0 || c.Consumers < 1 || c.Work <= 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c, counts, *asJSON); err != nil {
+		fmt.Fprintln(os.Stderr, "promo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c promo.Config, counts []int, asJSON bool) error {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return err
+	}
+	tty := brewkit.IsTerminal(os.Stdout)
+	live := brewkit.NewLive(os.Stdout)
+	var results []promo.Result
+	for _, n := range counts {
+		look := func(v promo.View) {
+			switch {
+			case asJSON:
+			case tty:
+				var b bytes.Buffer
+				v.Print(&b, c)
+				live.Frame(b.String())
+			default:
+				fmt.Print(v.Line())
+			}
+		}
+		r, err := promo.Run(ctx, cfg, c, n, look)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(results)
+	}
+	fmt.Println()
+	promo.PrintSummary(os.Stdout, results)
+	return nil
+}

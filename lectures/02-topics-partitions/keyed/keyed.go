@@ -1,0 +1,224 @@
+// Package keyed produces Brew orders with a chosen key and reads them back to
+// show where the broker stored each one: the same key always in the same
+// partition, keyless records spread across partitions in sticky batches.
+package keyed
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/partition"
+)
+
+// Mode is what the records are keyed by.
+type Mode string
+
+// Modes.
+const (
+	ByOrder Mode = "order" // order id: every order its own key
+	ByShop  Mode = "shop"  // shop id: 80 keys, each shop's orders together
+	NoKey   Mode = "none"  // no key: the partitioner spreads records
+)
+
+// ParseMode accepts order, shop and none.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ByOrder, ByShop, NoKey:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown key mode %q: use order, shop or none", s)
+}
+
+// Config sets up one run.
+type Config struct {
+	Topic   string
+	Count   int  // orders to produce
+	Mode    Mode // what to key by
+	Samples int  // keys whose placement is shown, each written three times
+}
+
+// Sample is one key and where its records went.
+type Sample struct {
+	Key       string  `json:"key"`
+	Predicted int32   `json:"predicted"` // murmur2(key) % partitions
+	Stored    []int32 `json:"stored"`    // the partition of each of its records, as read back
+}
+
+// Result is where the broker stored the records.
+type Result struct {
+	Topic      string   `json:"topic"`
+	Partitions int32    `json:"partitions"`
+	Mode       Mode     `json:"mode"`
+	Counts     []int64  `json:"counts"`  // records per partition, read back
+	Batches    int      `json:"batches"` // for keyless records: runs of consecutive records in one partition
+	Samples    []Sample `json:"samples"`
+	Mismatches int      `json:"mismatches"` // keyed records stored elsewhere than predicted
+}
+
+// Run produces c.Count orders with franz-go's default partitioner and reads
+// every one of them back.
+func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	defer cl.Close()
+	td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), c.Topic)
+	if err != nil || td[c.Topic].Err != nil {
+		return Result{}, fmt.Errorf("topic %s: %v %v (create it: make inspect)", c.Topic, err, td[c.Topic].Err)
+	}
+	n := int32(len(td[c.Topic].Partitions))
+	from, err := adm.ListEndOffsets(ctx, c.Topic)
+	if err != nil {
+		return Result{}, err
+	}
+
+	run := strconv.FormatUint(rand.Uint64()%1e9, 36)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 1))
+	var recs []*kgo.Record
+	add := func(e brewkit.Event, key string) {
+		e.Run, e.Seq = run, int64(len(recs)+1)
+		r := e.Record(c.Topic)
+		r.Key = nil
+		if c.Mode != NoKey {
+			r.Key = []byte(key)
+		}
+		recs = append(recs, r)
+	}
+	keyOf := func(e brewkit.Event) string {
+		if c.Mode == ByShop {
+			return e.ShopID
+		}
+		return e.OrderID
+	}
+	sampleKeys := []string{}
+	for i := range c.Count {
+		e := brewkit.NewOrder(rng, int64(i+1), time.Now())
+		add(e, keyOf(e))
+		if i < c.Samples && c.Mode != NoKey {
+			// Two more events of the same order: they follow it into its partition.
+			sampleKeys = append(sampleKeys, keyOf(e))
+			for _, typ := range []brewkit.EventType{brewkit.KitchenStarted, brewkit.OrderReady} {
+				next := e
+				next.Type, next.Items, next.Cents = typ, nil, 0
+				add(next, keyOf(e))
+			}
+		}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return Result{}, fmt.Errorf("producing to %s: %w", c.Topic, err)
+	}
+
+	read, err := readBack(ctx, cfg, adm, c.Topic, from, run)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Topic: c.Topic, Partitions: n, Mode: c.Mode, Counts: make([]int64, n)}
+	stored := map[string][]int32{}
+	last := int32(-1)
+	for _, r := range read {
+		res.Counts[r.Partition]++
+		if r.Partition != last {
+			res.Batches++
+			last = r.Partition
+		}
+		if r.Key != nil {
+			stored[string(r.Key)] = append(stored[string(r.Key)], r.Partition)
+			if r.Partition != partition.ForKey(r.Key, n) {
+				res.Mismatches++
+			}
+		}
+	}
+	for _, k := range sampleKeys {
+		res.Samples = append(res.Samples, Sample{Key: k, Predicted: partition.ForKey([]byte(k), n), Stored: stored[k]})
+	}
+	return res, nil
+}
+
+// readBack reads from the offsets in from up to today's end every record of
+// this run, in the order they were written (by sequence number).
+func readBack(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string, from kadm.ListedOffsets, run string) ([]*kgo.Record, error) {
+	to, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	offsets := map[int32]kgo.Offset{}
+	left := map[int32]int64{}
+	from.Each(func(o kadm.ListedOffset) {
+		offsets[o.Partition] = kgo.NewOffset().At(o.Offset)
+		if end, ok := to.Lookup(topic, o.Partition); ok && end.Offset > o.Offset {
+			left[o.Partition] = end.Offset
+		}
+	})
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	type seqRec struct {
+		seq int64
+		r   *kgo.Record
+	}
+	var got []seqRec
+	for len(left) > 0 {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("reading back %s: %w", topic, err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
+				delete(left, r.Partition)
+			}
+			e, err := brewkit.DecodeEvent(r)
+			if err == nil && e.Run == run {
+				got = append(got, seqRec{e.Seq, r})
+			}
+		})
+	}
+	slices.SortFunc(got, func(a, b seqRec) int { return int(a.seq - b.seq) })
+	out := make([]*kgo.Record, len(got))
+	for i, g := range got {
+		out[i] = g.r
+	}
+	return out, nil
+}
+
+// Print writes the distribution and the samples.
+func (r Result) Print(w io.Writer) {
+	var total int64
+	for _, c := range r.Counts {
+		total += c
+	}
+	by := map[Mode]string{ByOrder: "keyed by order id", ByShop: "keyed by shop id", NoKey: "without a key"}[r.Mode]
+	fmt.Fprintf(w, "%d records to %s %s, %d partitions, read back from the broker:\n\n", total, r.Topic, by, r.Partitions)
+	t := brewkit.NewTable(w, "PART", "RECORDS", "SHARE")
+	for p, c := range r.Counts {
+		share := float64(c) / float64(max(total, 1))
+		t.Row(p, c, fmt.Sprintf("%5.1f%% %s", 100*share, strings.Repeat("#", int(share*40+0.5))))
+	}
+	t.Flush()
+	if r.Mode == NoKey {
+		fmt.Fprintf(w, "\nno key: franz-go's default partitioner (the Java client's too) fills one partition\n"+
+			"with a batch, then moves on: %d runs of consecutive records in one partition.\n", r.Batches)
+		return
+	}
+	fmt.Fprintf(w, "\nkeyed records stored where murmur2(key) %% %d predicts: %d of %d\n\n", r.Partitions, total-int64(r.Mismatches), total)
+	t = brewkit.NewTable(w, "KEY", "PREDICTED", "STORED (3 events of one order)")
+	for _, s := range r.Samples {
+		t.Row(s.Key, s.Predicted, strings.Trim(fmt.Sprint(s.Stored), "[]"))
+	}
+	t.Flush()
+}
