@@ -91,3 +91,14 @@ func ready(td kadm.TopicDetails, names []string) bool {
 	}
 	return true
 }
+
+// TopicNamed returns the catalog's topic of that name, or a topic with that
+// name and the given partitions, RF 3 and 7-day retention for any other name.
+func TopicNamed(name string, partitions int32) Topic {
+	for _, t := range Catalog {
+		if t.Name == name {
+			return t
+		}
+	}
+	return Topic{Name: name, Partitions: partitions, RF: 3, Retention: 7 * 24 * time.Hour}
+}

@@ -91,7 +91,7 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	if rep.Simulated, err = brewkit.IsSimulated(ctx, admCl); err != nil {
 		return rep, err
 	}
-	if _, err := brewkit.EnsureTopics(ctx, adm, topicFor(c.Topic)); err != nil {
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(c.Topic, 6)); err != nil {
 		return rep, err
 	}
 	before, err := isr.Partitions(ctx, adm, c.Topic)
@@ -229,15 +229,6 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	tally.fill(&rep)
 	step("sent %d, acknowledged %d, read %d, lost %d, duplicated %d", rep.Sent, rep.Acked, rep.Read, rep.Lost, rep.Duplicated)
 	return rep, nil
-}
-
-func topicFor(name string) brewkit.Topic {
-	for _, t := range brewkit.Catalog {
-		if t.Name == name {
-			return t
-		}
-	}
-	return brewkit.Topic{Name: name, Partitions: 6, RF: 3, Retention: 7 * 24 * time.Hour}
 }
 
 func part(t isr.Topic, id int32) isr.Partition {

@@ -75,6 +75,8 @@ func New(opts Options) (*Cluster, error) {
 			brewkit.SimulatedConfig:      brewkit.SimulatedValue,
 			"default.replication.factor": "3",
 			"min.insync.replicas":        strconv.Itoa(MinInsyncReplicas),
+			// Retention and compaction run every second, like the stands' cleaner.
+			"log.cleaner.backoff.ms": "1000",
 		}),
 	}
 	if opts.DataDir != "" {

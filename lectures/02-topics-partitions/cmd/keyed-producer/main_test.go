@@ -4,21 +4,19 @@ import (
 	"testing"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
-
-	"github.com/brew-course/kafka/lectures/02-topics-partitions/internal/clitest"
 )
 
 func TestOutputMatchesReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	topic := env.FreshTopic(t, "keyed", 6)
-	bin := clitest.Build(t)
-	out, stderr, code := clitest.Run(t, bin, env.Config.Bootstrap(), "-topic", topic, "-n", "1000")
+	bin := brewtest.BuildCmd(t)
+	out, stderr, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), "-topic", topic, "-n", "1000")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	brewtest.MatchesReadme(t, "../../README.md", "keyed-producer", out, clitest.Normalize)
+	brewtest.MatchesReadme(t, "../../README.md", "keyed-producer", out, brewtest.Names, brewtest.Bars)
 
-	if _, _, code := clitest.Run(t, bin, env.Config.Bootstrap(), "-key", "customer"); code != 2 {
+	if _, _, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), "-key", "customer"); code != 2 {
 		t.Fatalf("unknown key mode: exit %d, want 2", code)
 	}
 }
