@@ -1,0 +1,51 @@
+// Command compaction writes a menu of prices keyed by product, with several
+// versions per product and a tombstone, and shows the log before and after
+// Kafka's log cleaner compacts it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/03-offsets-retention/compaction"
+)
+
+func main() {
+	limit := flag.Duration("limit", 2*time.Minute, "give up waiting for the cleaner after this long")
+	asJSON := flag.Bool("json", false, "print the result as JSON")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: compaction [-limit 2m] [-json]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || *limit <= 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := brewkit.FromEnv()
+	if err == nil {
+		var res compaction.Result
+		say := func(s string) { fmt.Fprintln(os.Stderr, s) }
+		if res, err = compaction.Run(ctx, cfg, *limit, say); err == nil {
+			if *asJSON {
+				err = json.NewEncoder(os.Stdout).Encode(res)
+			} else {
+				res.Print(os.Stdout)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compaction:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+)
+
+func TestStopAndResumeMatchReadme(t *testing.T) {
+	env := brewtest.Cluster(t)
+	topic := env.FreshTopic(t, "watch", 3)
+	group := fmt.Sprintf("brew.test.watch-%d", time.Now().UnixNano())
+	bin := brewtest.BuildCmd(t)
+	args := []string{"-topic", topic, "-group", group, "-duration", "4s", "-rate", "30", "-work", "1ms"}
+
+	out, stderr, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(out, "group "+group+" has no committed offsets") {
+		t.Fatalf("first run should say the group starts fresh:\n%s", out)
+	}
+	_, stopped, ok := strings.Cut(out, "\nstopped:")
+	if !ok {
+		t.Fatalf("no final section:\n%s", out)
+	}
+	brewtest.MatchesReadme(t, "../../README.md", "load-and-watch-stopped", "stopped:"+stopped, brewtest.Names)
+
+	out, stderr, code = brewtest.RunCmd(t, bin, env.Config.Bootstrap(), args...)
+	if code != 0 || !strings.HasPrefix(out, "group "+group+" resumes from its committed offsets: p0@") {
+		t.Fatalf("second run: exit %d, %s\n%s", code, stderr, out)
+	}
+}

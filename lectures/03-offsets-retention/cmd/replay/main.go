@@ -1,0 +1,97 @@
+// Command replay moves a consumer group's committed offsets, as Kafka's
+// kafka-consumer-groups --reset-offsets does: it prints the plan, and with
+// -execute commits it. It refuses while the group has active members.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/03-offsets-retention/replay"
+)
+
+func main() {
+	group := flag.String("group", "brew.analytics", "consumer group to move")
+	topic := flag.String("topic", brewkit.Orders.Name, "topic whose offsets move")
+	var spec replay.Spec
+	flag.BoolVar(&spec.Earliest, "to-earliest", false, "to the log start: re-read everything retained")
+	flag.BoolVar(&spec.Latest, "to-latest", false, "to the log end: skip everything written so far")
+	at := flag.String("to-datetime", "", "to the first records at or after this time (RFC 3339, e.g. 2026-11-27T09:00:00Z) or a duration ago (e.g. 10m)")
+	flag.Int64Var(&spec.Shift, "shift-by", 0, "by N records (negative re-reads)")
+	execute := flag.Bool("execute", false, "commit the new offsets (without it: only the plan)")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: replay [-group G] [-topic T] (-to-earliest | -to-latest | -to-datetime T | -shift-by N) [-execute]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if *at != "" {
+		t, err := parseTime(*at)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replay:", err)
+			os.Exit(2)
+		}
+		spec.At = t
+	}
+	if err := spec.Validate(); err != nil || flag.NArg() > 0 {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replay:", err)
+		}
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *group, *topic, spec, *execute); err != nil {
+		fmt.Fprintln(os.Stderr, "replay:", err)
+		os.Exit(1)
+	}
+}
+
+func parseTime(s string) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		return time.Now().Add(-d), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("-to-datetime %q: use RFC 3339 (2026-11-27T09:00:00Z) or a duration ago (10m)", s)
+	}
+	return t, nil
+}
+
+func run(ctx context.Context, group, topic string, spec replay.Spec, execute bool) error {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return err
+	}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	plan, err := replay.Plan(ctx, adm, group, topic, spec)
+	if errors.Is(err, replay.ErrActive) {
+		return fmt.Errorf("%w (Kafka's own tool refuses an active group too)", err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("moving group %s on %s to %s\n\n", group, topic, spec)
+	replay.Print(os.Stdout, group, topic, plan)
+	if !execute {
+		fmt.Println("\ndry run: nothing changed; add -execute to commit these offsets")
+		return nil
+	}
+	if err := replay.Apply(ctx, adm, group, topic, plan); err != nil {
+		return err
+	}
+	fmt.Println("\ncommitted: the group's consumers start from NEW when they next join")
+	return nil
+}
