@@ -125,13 +125,23 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 						return
 					}
 					time.Sleep(c.Work) // the barista at work
-					st.done(i, r.Partition)
+					st.done(i, r.Partition, r.Offset)
 				})
 			}
 		}()
 	}
-	if err := waitFor(ctx, 60*time.Second, st.allAssigned); err != nil {
-		return res, fmt.Errorf("the group did not assign all %d partitions: %w", partitions, err)
+	// Every member in, every partition owned: a member joining later would
+	// move partitions mid-run and have their records read twice.
+	stable := func() bool {
+		gs, err := adm.DescribeGroups(ctx, group)
+		if err != nil {
+			return false
+		}
+		g := gs[group]
+		return g.State == "Stable" && len(g.Members) == c.Consumers && st.allAssigned()
+	}
+	if err := waitFor(ctx, 60*time.Second, stable); err != nil {
+		return res, fmt.Errorf("the group of %d did not settle on %d partitions: %w", c.Consumers, partitions, err)
 	}
 
 	prod, err := brewkit.NewClient(cfg, kgo.ProducerLinger(5*time.Millisecond))
@@ -245,8 +255,8 @@ func waitFor(ctx context.Context, limit time.Duration, cond func() bool) error {
 // state is the counters the producer and consumers update.
 type state struct {
 	mu       sync.Mutex
-	in       []int64 // produced, per partition
-	out      []int64 // processed, per partition
+	in       []int64 // produced, per partition (the topic is fresh: also its end offset)
+	out      []int64 // per partition, the offset after the highest one processed
 	perCons  []int64 // processed, per consumer
 	owned    []map[int32]bool
 	lastDone time.Time
@@ -284,10 +294,10 @@ func (s *state) allAssigned() bool {
 
 func (s *state) produced(p int32) { s.mu.Lock(); s.in[p]++; s.mu.Unlock() }
 
-func (s *state) done(consumer int, p int32) {
+func (s *state) done(consumer int, p int32, offset int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.out[p]++
+	s.out[p] = max(s.out[p], offset+1)
 	s.perCons[consumer]++
 	s.lastDone = time.Now()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -94,9 +93,11 @@ type producer struct {
 	cl     *kgo.Client
 	cancel context.CancelFunc
 	done   chan struct{}
-	paused atomic.Bool
 	once   sync.Once
 	t      *tally
+
+	mu     sync.Mutex // orders the paused check and pending.Add against pause
+	paused bool
 }
 
 func startProducer(ctx context.Context, cfg brewkit.Config, c Config, run string, hook *writeWatch, t *tally) (*producer, error) {
@@ -122,15 +123,18 @@ func startProducer(ctx context.Context, cfg brewkit.Config, c Config, run string
 				return
 			case <-tick.C:
 			}
-			if p.paused.Load() {
+			p.mu.Lock()
+			if p.paused {
+				p.mu.Unlock()
 				continue
 			}
+			t.pending.Add(1)
+			p.mu.Unlock()
 			seq++
 			e := brewkit.NewOrder(rng, seq, time.Now())
 			e.Seq, e.Run = seq, run
 			sent, n := time.Now(), seq
 			t.send()
-			t.pending.Add(1)
 			cl.Produce(context.Background(), e.Record(c.Topic), func(_ *kgo.Record, err error) {
 				t.done(n, time.Since(sent), err)
 				t.pending.Done()
@@ -142,11 +146,17 @@ func startProducer(ctx context.Context, cfg brewkit.Config, c Config, run string
 
 // pause stops new writes and waits until every write so far is answered.
 func (p *producer) pause() {
-	p.paused.Store(true)
+	p.mu.Lock()
+	p.paused = true
+	p.mu.Unlock()
 	p.t.pending.Wait()
 }
 
-func (p *producer) resume() { p.paused.Store(false) }
+func (p *producer) resume() {
+	p.mu.Lock()
+	p.paused = false
+	p.mu.Unlock()
+}
 
 func (p *producer) stop() {
 	p.once.Do(func() {

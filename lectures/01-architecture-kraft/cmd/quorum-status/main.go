@@ -6,12 +6,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -39,19 +36,12 @@ KRaft) and DescribeQuorum's Raft leader and voters. The cluster is
 		os.Exit(2)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *watch, *asJSON, *interval); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "quorum-status:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("quorum-status", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, *watch, *asJSON, *interval)
+	})
 }
 
-func run(ctx context.Context, watch, asJSON bool, interval time.Duration) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, watch, asJSON bool, interval time.Duration) error {
 	cl, _, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return err

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,3 +60,48 @@ func TestOutputMatchesReadme(t *testing.T) {
 	}
 	brewtest.MatchesReadme(t, "../../README.md", block, stdout, quorum.AnyRole)
 }
+
+// Ctrl-C stops the live view cleanly: exit status 0, nothing on stderr.
+func TestInterruptStopsCleanly(t *testing.T) {
+	env := brewtest.Cluster(t)
+	bin := brewtest.BuildCmd(t)
+	cmd := exec.Command(bin, "-watch", "-interval", "200ms")
+	cmd.Env = append(os.Environ(), "KAFKA_BOOTSTRAP="+env.Config.Bootstrap())
+	var out, errOut lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	brewtest.Eventually(t, 15*time.Second, "the first look", func() (bool, string) {
+		return strings.Contains(out.String(), "RaftLeader"), out.String()
+	})
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after Ctrl-C: %v; stderr: %s", err, errOut.String())
+	}
+	if errOut.Len() > 0 {
+		t.Fatalf("after Ctrl-C, stderr: %s", errOut.String())
+	}
+}
+
+// lockedBuffer is written by the child's output copier while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *lockedBuffer) Len() int { return len(l.String()) }

@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -33,21 +31,15 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cfg, err := brewkit.FromEnv()
-	if err == nil {
-		var res grow.Result
-		if res, err = grow.Run(ctx, cfg, c); err == nil {
-			if *asJSON {
-				err = json.NewEncoder(os.Stdout).Encode(res)
-			} else {
-				res.Print(os.Stdout)
-			}
+	brewkit.Main("grow", func(ctx context.Context, cfg brewkit.Config) error {
+		res, err := grow.Run(ctx, cfg, c)
+		if err != nil {
+			return err
 		}
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "grow:", err)
-		os.Exit(1)
-	}
+		if *asJSON {
+			return json.NewEncoder(os.Stdout).Encode(res)
+		}
+		res.Print(os.Stdout)
+		return nil
+	})
 }

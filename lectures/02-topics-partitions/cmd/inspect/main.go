@@ -9,9 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -31,19 +29,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *topic, *create, *asJSON); err != nil {
-		fmt.Fprintln(os.Stderr, "inspect:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("inspect", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, *topic, *create, *asJSON)
+	})
 }
 
-func run(ctx context.Context, topic string, create, asJSON bool) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, topic string, create, asJSON bool) error {
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return err

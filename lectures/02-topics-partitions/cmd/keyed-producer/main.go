@@ -9,8 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -37,21 +35,15 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cfg, err := brewkit.FromEnv()
-	if err == nil {
-		var res keyed.Result
-		if res, err = keyed.Run(ctx, cfg, c); err == nil {
-			if *asJSON {
-				err = json.NewEncoder(os.Stdout).Encode(res)
-			} else {
-				res.Print(os.Stdout)
-			}
+	brewkit.Main("keyed-producer", func(ctx context.Context, cfg brewkit.Config) error {
+		res, err := keyed.Run(ctx, cfg, c)
+		if err != nil {
+			return err
 		}
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "keyed-producer:", err)
-		os.Exit(1)
-	}
+		if *asJSON {
+			return json.NewEncoder(os.Stdout).Encode(res)
+		}
+		res.Print(os.Stdout)
+		return nil
+	})
 }

@@ -11,10 +11,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -47,19 +45,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c, counts, *asJSON); err != nil {
-		fmt.Fprintln(os.Stderr, "promo:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("promo", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, c, counts, *asJSON)
+	})
 }
 
-func run(ctx context.Context, c promo.Config, counts []int, asJSON bool) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, c promo.Config, counts []int, asJSON bool) error {
 	tty := brewkit.IsTerminal(os.Stdout)
 	live := brewkit.NewLive(os.Stdout)
 	var results []promo.Result

@@ -9,8 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -30,22 +28,16 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cfg, err := brewkit.FromEnv()
-	if err == nil {
-		var res compaction.Result
+	brewkit.Main("compaction", func(ctx context.Context, cfg brewkit.Config) error {
 		say := func(s string) { fmt.Fprintln(os.Stderr, s) }
-		if res, err = compaction.Run(ctx, cfg, *limit, say); err == nil {
-			if *asJSON {
-				err = json.NewEncoder(os.Stdout).Encode(res)
-			} else {
-				res.Print(os.Stdout)
-			}
+		res, err := compaction.Run(ctx, cfg, *limit, say)
+		if err != nil {
+			return err
 		}
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "compaction:", err)
-		os.Exit(1)
-	}
+		if *asJSON {
+			return json.NewEncoder(os.Stdout).Encode(res)
+		}
+		res.Print(os.Stdout)
+		return nil
+	})
 }

@@ -11,8 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -37,19 +35,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		fmt.Fprintln(os.Stderr, "load-and-watch:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("load-and-watch", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, c)
+	})
 }
 
-func run(ctx context.Context, c loadwatch.Config) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, c loadwatch.Config) error {
 	live := brewkit.NewLive(os.Stdout)
 	tty := brewkit.IsTerminal(os.Stdout)
 	var intro string

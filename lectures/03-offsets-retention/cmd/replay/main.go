@@ -9,8 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -47,12 +45,9 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *group, *topic, spec, *execute); err != nil {
-		fmt.Fprintln(os.Stderr, "replay:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("replay", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, *group, *topic, spec, *execute)
+	})
 }
 
 func parseTime(s string) (time.Time, error) {
@@ -66,11 +61,7 @@ func parseTime(s string) (time.Time, error) {
 	return t, nil
 }
 
-func run(ctx context.Context, group, topic string, spec replay.Spec, execute bool) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, group, topic string, spec replay.Spec, execute bool) error {
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return err

@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -34,25 +32,22 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cfg, err := brewkit.FromEnv()
-	if err == nil {
-		var res retention.Result
+	brewkit.Main("retention", func(ctx context.Context, cfg brewkit.Config) error {
 		say := func(s string) {
 			if !*asJSON {
 				fmt.Println(s)
 			}
 		}
-		if res, err = retention.Run(ctx, cfg, c, say); err == nil && *asJSON {
-			err = json.NewEncoder(os.Stdout).Encode(res)
+		res, err := retention.Run(ctx, cfg, c, say)
+		if err != nil {
+			return err
 		}
-		if err == nil && res.Simulated && !*asJSON {
+		if *asJSON {
+			return json.NewEncoder(os.Stdout).Encode(res)
+		}
+		if res.Simulated {
 			fmt.Println("(embedded simulation: kfake drops expired batches, not whole segments, and has no segment files)")
 		}
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "retention:", err)
-		os.Exit(1)
-	}
+		return nil
+	})
 }

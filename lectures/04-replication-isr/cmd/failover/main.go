@@ -11,8 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
@@ -41,23 +39,17 @@ func main() {
 		os.Exit(2)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c, *asJSON); err != nil {
+	brewkit.Main("failover", func(ctx context.Context, cfg brewkit.Config) error {
+		err := run(ctx, cfg, c, *asJSON)
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "failover: interrupted; start any stopped node with `make restore`")
-		} else {
-			fmt.Fprintln(os.Stderr, "failover:", err)
+			// Not a quiet stop: the drill may have left nodes stopped.
+			return errors.New("interrupted; start any stopped node with `make restore`")
 		}
-		os.Exit(1)
-	}
+		return err
+	})
 }
 
-func run(ctx context.Context, c drill.Config, asJSON bool) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, c drill.Config, asJSON bool) error {
 	s, err := stand.Find()
 	if err != nil {
 		return err

@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -28,19 +26,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *topic, *dry); err != nil {
-		fmt.Fprintln(os.Stderr, "preferred-leader:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("preferred-leader", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, *topic, *dry)
+	})
 }
 
-func run(ctx context.Context, topic string, dry bool) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, topic string, dry bool) error {
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return err

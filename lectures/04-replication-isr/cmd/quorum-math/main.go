@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
@@ -32,19 +30,10 @@ func main() {
 	if !*live {
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := runLive(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "quorum-math:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("quorum-math", runLive)
 }
 
-func runLive(ctx context.Context) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func runLive(ctx context.Context, cfg brewkit.Config) error {
 	s, err := stand.Find()
 	if err != nil {
 		return err

@@ -6,12 +6,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -34,19 +31,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *topic, *create, *once, *asJSON, *interval); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "watch-isr:", err)
-		os.Exit(1)
-	}
+	brewkit.Main("watch-isr", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, *topic, *create, *once, *asJSON, *interval)
+	})
 }
 
-func run(ctx context.Context, topic string, create, once, asJSON bool, interval time.Duration) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, topic string, create, once, asJSON bool, interval time.Duration) error {
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return err
