@@ -170,3 +170,7 @@ func TestRealLeaderFailover(t *testing.T) {
 	})
 	t.Logf("node %d back as a caught-up voter %s after start-node returned", old, back.Round(time.Millisecond))
 }
+
+func TestEnglishReadmeAgrees(t *testing.T) {
+	brewtest.TranslationAgrees(t, readme, "../README.en.md")
+}

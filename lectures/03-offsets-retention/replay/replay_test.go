@@ -119,3 +119,7 @@ func TestActiveGroupIsRefused(t *testing.T) {
 	require.True(t, errors.Is(err, replay.ErrActive), "got %v", err)
 	require.ErrorContains(t, err, "stop its consumers first")
 }
+
+func TestEnglishReadmeAgrees(t *testing.T) {
+	brewtest.TranslationAgrees(t, "../README.md", "../README.en.md")
+}

@@ -47,3 +47,7 @@ func TestTableMatchesReadme(t *testing.T) {
 	quorummath.PrintTable(&b, quorummath.Rows(7))
 	require.Equal(t, brewtest.ReadmeBlock(t, "../README.md", "quorum-math"), b.String())
 }
+
+func TestEnglishReadmeAgrees(t *testing.T) {
+	brewtest.TranslationAgrees(t, "../README.md", "../README.en.md")
+}

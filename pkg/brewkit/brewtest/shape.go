@@ -106,3 +106,25 @@ func ReadmeAnswer(t testing.TB, path, name string) string {
 	t.Fatalf("%s has no <!-- answer: %s = ... -->", path, name)
 	return ""
 }
+
+var outputMarker = regexp.MustCompile(`<!-- output: (\S+) -->`)
+
+// TranslationAgrees fails the test unless every expected-output block of the
+// translation (README.en.md) is the same as the README's block of that name,
+// which the lecture's tests hold the programs to.
+func TranslationAgrees(t testing.TB, readme, translation string) {
+	t.Helper()
+	b, err := os.ReadFile(translation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := outputMarker.FindAllStringSubmatch(string(b), -1)
+	if len(names) == 0 {
+		t.Fatalf("%s has no output blocks", translation)
+	}
+	for _, m := range names {
+		if got, want := ReadmeBlock(t, translation, m[1]), ReadmeBlock(t, readme, m[1]); got != want {
+			t.Errorf("block %q differs between %s and %s:\n%s\n---\n%s", m[1], translation, readme, got, want)
+		}
+	}
+}
