@@ -77,7 +77,7 @@ func run(data, control string) error {
 func handler(c *sim.Cluster) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		st := stand.EmbeddedStatus{Up: map[int]bool{}, Leader: c.RaftLeader()}
+		st := stand.EmbeddedStatus{Up: map[int]bool{}}
 		for n, up := range c.Up() {
 			st.Up[int(n)] = up
 		}

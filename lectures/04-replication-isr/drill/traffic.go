@@ -205,7 +205,6 @@ func (c *consumer) stop() {
 
 // probeResult is one write to one partition with given acks.
 type probeResult struct {
-	acks   kgo.Acks
 	offset int64
 	err    string
 }
@@ -230,7 +229,7 @@ func probe(ctx context.Context, cfg brewkit.Config, topic string, partition int3
 		kgo.RecordRetries(3),
 		kgo.RecordDeliveryTimeout(15 * time.Second),
 	}
-	res := probeResult{acks: acks, offset: -1}
+	res := probeResult{offset: -1}
 	cl, err := brewkit.NewClient(cfg, opts...)
 	if err != nil {
 		res.err = err.Error()

@@ -118,9 +118,6 @@ func (t Topic) FullyReplicated() bool {
 	return len(t.Partitions) > 0
 }
 
-// On reports whether node is the leader or a follower in sync of partition p.
-func (p Partition) On(node int32) bool { return p.Leader == node || slices.Contains(p.ISR, node) }
-
 // LeaderCounts counts partitions led by each node (-1 for leaderless ones).
 func (t Topic) LeaderCounts() map[int32]int {
 	m := map[int32]int{}

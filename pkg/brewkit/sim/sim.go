@@ -139,13 +139,7 @@ func (c *Cluster) Up() map[int32]bool {
 	return out
 }
 
-// RaftLeader returns the simulated quorum leader, or -1 without a majority.
-func (c *Cluster) RaftLeader() int32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.leaderLocked()
-}
-
+// leaderLocked returns the simulated quorum leader, or -1 without a majority.
 func (c *Cluster) leaderLocked() int32 {
 	live := 0
 	for _, n := range Voters {

@@ -32,8 +32,7 @@ func (d *embedded) ports() []int {
 
 // EmbeddedStatus is what the embedded stand's control endpoint reports.
 type EmbeddedStatus struct {
-	Up     map[int]bool `json:"up"`
-	Leader int32        `json:"leader"`
+	Up map[int]bool `json:"up"`
 }
 
 func (d *embedded) status() (EmbeddedStatus, error) {
