@@ -52,7 +52,7 @@ func TestDescribeSimulated(t *testing.T) {
 	if env.Sim == nil {
 		return // the embedded stand: its nodes are the instructor's, not the test's
 	}
-	env.StopNode(t, 2)
+	require.NoError(t, env.Nodes(t).StopNode(context.Background(), 2, false))
 	brewtest.Eventually(t, 10*time.Second, "node 2 leaves the metadata", func() (bool, string) {
 		st = describe(t, cl)
 		return len(st.Brokers) == 2, st.Role(2)
@@ -126,8 +126,9 @@ func TestRealLeaderFailover(t *testing.T) {
 	old := describe(t, cl).RaftLeader
 	require.GreaterOrEqual(t, old, int32(1))
 
+	nodes := env.Nodes(t)
 	start := time.Now()
-	env.StopNode(t, int(old))
+	require.NoError(t, nodes.StopNode(context.Background(), int(old), false))
 	var st quorum.Status
 	elected := brewtest.Eventually(t, 30*time.Second, "a new Raft leader", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -149,7 +150,7 @@ func TestRealLeaderFailover(t *testing.T) {
 	require.Contains(t, out.String(), "voter, not answering")
 
 	restarted := time.Now()
-	env.StartNode(t, int(old))
+	require.NoError(t, nodes.StartNode(context.Background(), int(old)))
 	back := brewtest.Eventually(t, 60*time.Second, "three registered brokers, every voter caught up", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()

@@ -97,50 +97,6 @@ func client(t testing.TB, cfg brewkit.Config, opts ...kgo.Opt) *kgo.Client {
 	return cl
 }
 
-// StopNode stops node n of the test's cluster: in the in-process simulation
-// directly, otherwise through the stand that is up in this checkout. Unless the
-// test starts the node again itself, it is started when the test ends.
-func (e *Env) StopNode(t testing.TB, n int) {
-	t.Helper()
-	if e.Sim != nil {
-		if err := e.Sim.StopNode(int32(n)); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if !e.Sim.Up()[int32(n)] {
-				_ = e.Sim.StartNode(int32(n))
-			}
-		})
-		return
-	}
-	s := findStand(t)
-	if err := s.StopNode(context.Background(), n, false); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), stand.ReadyTimeout)
-		defer cancel()
-		// Up starts whatever node is not running and waits for the whole cluster.
-		if err := s.Up(ctx, s.Current()); err != nil {
-			t.Errorf("restoring the stand after the test: %v", err)
-		}
-	})
-}
-
-// StartNode starts node n again and waits until it is registered.
-func (e *Env) StartNode(t testing.TB, n int) {
-	t.Helper()
-	if e.Sim != nil {
-		if err := e.Sim.StartNode(int32(n)); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if err := findStand(t).StartNode(context.Background(), n); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Nodes returns node control for the test's cluster: the in-process
 // simulation's, or the stand's. Nodes it stops are started again when the test
 // ends, if the test did not do so itself.
