@@ -102,3 +102,19 @@ func TopicNamed(name string, partitions int32) Topic {
 	}
 	return Topic{Name: name, Partitions: partitions, RF: 3, Retention: 7 * 24 * time.Hour}
 }
+
+// WaitFor checks cond every interval until it holds, ctx ends, or limit passes.
+func WaitFor(ctx context.Context, limit, every time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not within %s", limit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(every):
+		}
+	}
+	return nil
+}

@@ -140,7 +140,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 		g := gs[group]
 		return g.State == "Stable" && len(g.Members) == c.Consumers && st.allAssigned()
 	}
-	if err := waitFor(ctx, 60*time.Second, stable); err != nil {
+	if err := brewkit.WaitFor(ctx, 60*time.Second, 100*time.Millisecond, stable); err != nil {
 		return res, fmt.Errorf("the group of %d did not settle on %d partitions: %w", c.Consumers, partitions, err)
 	}
 
@@ -233,21 +233,6 @@ func produce(ctx context.Context, cl *kgo.Client, topic string, c Config, st *st
 	defer mu.Unlock()
 	if firstErr != nil {
 		return fmt.Errorf("producing to %s: %w", topic, firstErr)
-	}
-	return nil
-}
-
-func waitFor(ctx context.Context, limit time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not within %s", limit)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
 	}
 	return nil
 }

@@ -143,10 +143,10 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	// leadership over before the process exits.
 	stopped := make(chan error, 1)
 	go func() { stopped <- nodes.StopNode(ctx, int(rep.Stopped), c.Kill) }()
-	err = waitFor(ctx, 60*time.Second, func() (bool, error) {
+	err = brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool {
 		t, err := isr.Partitions(ctx, adm, c.Topic)
 		if err != nil {
-			return false, nil // a broker may be in the middle of leaving
+			return false // a broker may be in the middle of leaving
 		}
 		p := part(t, rep.Partition)
 		if rep.ElectedAfter == 0 && p.Leader >= 0 && p.Leader != rep.Stopped {
@@ -157,7 +157,7 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 			rep.ISRShrunkAfter, rep.ISRAfter = time.Since(stopAt), p.ISR
 			step("partition %d: ISR %v -> %v", rep.Partition, rep.ISRBefore, p.ISR)
 		}
-		return rep.ElectedAfter > 0 && rep.ISRShrunkAfter > 0, nil
+		return rep.ElectedAfter > 0 && rep.ISRShrunkAfter > 0
 	})
 	if stopErr := <-stopped; stopErr != nil {
 		return rep, fmt.Errorf("stopping node %d: %w", rep.Stopped, stopErr)
@@ -165,7 +165,7 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	if err != nil {
 		return rep, fmt.Errorf("after stopping node %d: %w", rep.Stopped, err)
 	}
-	if err := waitFor(ctx, 60*time.Second, func() (bool, error) { return writes.served() > 0, nil }); err != nil {
+	if err := brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool { return writes.served() > 0 }); err != nil {
 		return rep, fmt.Errorf("no write to partition %d was acknowledged by a new leader: %w", rep.Partition, err)
 	}
 	rep.ServingAfter = writes.served()
@@ -182,9 +182,9 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 		if err := nodes.StopNode(ctx, int(rep.Second), c.Kill); err != nil {
 			return rep, fmt.Errorf("stopping node %d: %w", rep.Second, err)
 		}
-		err := waitFor(ctx, 60*time.Second, func() (bool, error) {
+		err := brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool {
 			t, err := isr.Partitions(ctx, adm, c.Topic)
-			return err == nil && len(part(t, rep.Partition).ISR) == 1, nil
+			return err == nil && len(part(t, rep.Partition).ISR) == 1
 		})
 		if err != nil {
 			return rep, fmt.Errorf("after stopping node %d: %w", rep.Second, err)
@@ -207,9 +207,9 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 			return rep, fmt.Errorf("starting node %d: %w", n, err)
 		}
 	}
-	err = waitFor(ctx, 120*time.Second, func() (bool, error) {
+	err = brewkit.WaitFor(ctx, 120*time.Second, poll, func() bool {
 		t, err := isr.Partitions(ctx, adm, c.Topic)
-		return err == nil && t.FullyReplicated(), nil
+		return err == nil && t.FullyReplicated()
 	})
 	if err != nil {
 		return rep, fmt.Errorf("the ISR did not fill up again: %w", err)
@@ -224,7 +224,7 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	// 4. Stop producing, let the consumer catch up, count.
 	prod.stop()
 	step("producer stopped; waiting for the consumer to read every acknowledged order")
-	_ = waitFor(ctx, 30*time.Second, func() (bool, error) { return tally.allAckedRead(), nil })
+	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, tally.allAckedRead)
 	consumer.stop()
 	tally.fill(&rep)
 	step("sent %d, acknowledged %d, read %d, lost %d, duplicated %d", rep.Sent, rep.Acked, rep.Read, rep.Lost, rep.Duplicated)
@@ -275,32 +275,15 @@ func orOK(s string) string {
 	return s
 }
 
+// poll is how often the drill looks at the cluster while it waits.
+const poll = 250 * time.Millisecond
+
 func sleep(ctx context.Context, d time.Duration) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(d):
 		return nil
-	}
-}
-
-// waitFor polls cond every 250ms until it holds, ctx ends or limit passes.
-func waitFor(ctx context.Context, limit time.Duration, cond func() (bool, error)) error {
-	deadline := time.Now().Add(limit)
-	for {
-		ok, err := cond()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not within %s", limit)
-		}
-		if err := sleep(ctx, 250*time.Millisecond); err != nil {
-			return err
-		}
 	}
 }
 
