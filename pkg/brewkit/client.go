@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
-	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -77,46 +76,34 @@ func Ping(ctx context.Context, cfg Config, cl *kgo.Client) error {
 	return nil
 }
 
-// dialAny returns nil as soon as one address accepts a TCP connection.
+// dialAny returns nil as soon as one address accepts a TCP connection, else
+// the first failure.
 func dialAny(ctx context.Context, addrs []string) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []string
-		ok   = make(chan struct{}, len(addrs))
-	)
+	results := make(chan error, len(addrs))
 	for _, addr := range addrs {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			var d net.Dialer
 			conn, err := d.DialContext(ctx, "tcp", addr)
-			if err != nil {
-				mu.Lock()
-				errs = append(errs, err.Error())
-				mu.Unlock()
-				return
+			if err == nil {
+				conn.Close()
 			}
-			conn.Close()
-			ok <- struct{}{}
+			results <- err
 		}()
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-ok:
-		return nil
-	case <-done:
-		select {
-		case <-ok:
+	var first error
+	for range addrs {
+		err := <-results
+		if err == nil {
 			return nil
-		default:
 		}
-		if len(errs) > 0 && strings.Contains(errs[0], "connection refused") {
-			return errors.New("connection refused")
+		if first == nil {
+			first = err
 		}
-		return errors.New(strings.Join(errs, "; "))
 	}
+	if errors.Is(first, syscall.ECONNREFUSED) {
+		return errors.New("connection refused") // the usual case: say it plainly
+	}
+	return first
 }
