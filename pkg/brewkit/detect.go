@@ -15,6 +15,11 @@ const (
 	SimulatedValue  = "embedded simulation"
 )
 
+// SimulatedController is the node the simulation makes its fixed controller
+// (and Raft leader); it cannot be stopped there. It lives here, not in package
+// sim, so that lecture programs can name it without linking kfake.
+const SimulatedController int32 = 3
+
 // SimulatedNote is what programs print beside a result that would differ on real Kafka.
 const SimulatedNote = "embedded simulation: on real Kafka this comes from the Raft quorum and the replicas"
 

@@ -7,22 +7,77 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
+
+// StopGrace is how long a program may take to stop after Ctrl-C before Main
+// ends it anyway.
+const StopGrace = time.Second
 
 // Main runs a program's body the way every course program behaves: ctx ends
 // at Ctrl-C (or SIGTERM), cfg comes from the environment, and a failure is
-// one line, "name: error", with exit status 1. Stopping with Ctrl-C is not a
-// failure. Flags are parsed (and usage errors answered with status 2) before.
+// one line, "name: error", with exit status 1. Flags are parsed (and usage
+// errors answered with status 2) before.
+//
+// Ctrl-C ends the program within StopGrace with status 130 (SIGTERM: 143) and
+// the line "name: interrupted", followed by what the program leaves behind
+// when its body returned a LeftBehind error.
 func Main(name string, body func(ctx context.Context, cfg Config) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cfg, err := FromEnv()
-	if err == nil {
-		err = body(ctx, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() {
+		cfg, err := FromEnv()
+		if err == nil {
+			err = body(ctx, cfg)
+		}
+		done <- err
+	}()
+
+	var err error
+	select {
+	case err = <-done:
+	case sig := <-sigs:
+		cancel()
+		select {
+		case err = <-done:
+		case <-time.After(StopGrace):
+		case <-sigs: // a second Ctrl-C: stop waiting
+		}
+		msg := "interrupted"
+		if left := (*LeftBehindError)(nil); errors.As(err, &left) {
+			msg += "; " + left.What
+		}
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, msg)
+		code := 130
+		if sig == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
 	}
-	interrupted := ctx.Err() != nil
-	stop()
-	if err != nil && !(interrupted && errors.Is(err, context.Canceled)) {
+	cancel()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
 	}
+}
+
+// LeftBehindError says what a program stopped by Ctrl-C leaves behind and how
+// to clean it up ("node 2 is stopped: make restore").
+type LeftBehindError struct {
+	Err  error
+	What string
+}
+
+func (e *LeftBehindError) Error() string { return e.Err.Error() + "; " + e.What }
+func (e *LeftBehindError) Unwrap() error { return e.Err }
+
+// LeftBehind wraps err, when it is a cancellation, with what the program
+// leaves behind; other errors pass through.
+func LeftBehind(err error, what string) error {
+	if err == nil || !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &LeftBehindError{Err: err, What: what}
 }

@@ -104,10 +104,17 @@ func TopicNamed(name string, partitions int32) Topic {
 }
 
 // WaitFor checks cond every interval until it holds, ctx ends, or limit passes.
+// A cancelled ctx is reported as ctx's error, never as "not within".
 func WaitFor(ctx context.Context, limit, every time.Duration, cond func() bool) error {
 	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if cond() {
+			return nil
+		}
+		if ctx.Err() == nil && time.Now().After(deadline) {
 			return fmt.Errorf("not within %s", limit)
 		}
 		select {
@@ -116,5 +123,4 @@ func WaitFor(ctx context.Context, limit, every time.Duration, cond func() bool) 
 		case <-time.After(every):
 		}
 	}
-	return nil
 }

@@ -143,19 +143,14 @@ func writeKeys(ctx context.Context, cfg brewkit.Config, topic string, keys []str
 }
 
 func waitPartitions(ctx context.Context, adm *kadm.Client, topic string, n int32) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	err := brewkit.WaitFor(ctx, 30*time.Second, 100*time.Millisecond, func() bool {
 		td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), topic)
-		if err == nil && len(td[topic].Partitions) == int(n) {
-			if err := brewkit.WaitTopics(ctx, adm, topic); err == nil {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not show %d partitions within 30 s", topic, n)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return err == nil && len(td[topic].Partitions) == int(n) && brewkit.WaitTopics(ctx, adm, topic) == nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%s did not show %d partitions: %w", topic, n, err)
 	}
+	return err
 }
 
 // Print writes the keys and the refusal.

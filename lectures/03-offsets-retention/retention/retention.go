@@ -143,7 +143,22 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	}
 
 	// DeleteRecords: the log start moves to exactly the offset asked for.
-	_, end, err := bounds(ctx, adm, res.Topic)
+	// Retention first goes off, so that from now on only DeleteRecords moves
+	// the log start (a retention check could otherwise overtake it).
+	off := "-1"
+	alter := []kadm.AlterConfig{{Name: "retention.ms", Value: &off}, {Name: "retention.bytes", Value: &off}}
+	ar, err := adm.AlterTopicConfigs(ctx, alter, res.Topic)
+	if err == nil {
+		var r kadm.AlterConfigsResponse
+		r, err = ar.On(res.Topic, nil)
+		if err == nil {
+			err = r.Err
+		}
+	}
+	if err != nil {
+		return res, fmt.Errorf("switching retention off before DeleteRecords: %w", err)
+	}
+	logStart, end, err := bounds(ctx, adm, res.Topic)
 	if err != nil {
 		return res, err
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
-	"github.com/brew-course/kafka/pkg/brewkit/sim"
 
 	"github.com/brew-course/kafka/lectures/04-replication-isr/isr"
 )
@@ -103,8 +102,8 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	}
 	if rep.Simulated {
 		// kfake cannot stop its controller: drill a partition that node 3 does not lead.
-		if p := partitionNotLedBy(before, sim.Controller, c.Partition); p != c.Partition {
-			step("embedded simulation: node %d (the fixed controller) leads partition %d; drilling partition %d instead", sim.Controller, c.Partition, p)
+		if p := partitionNotLedBy(before, brewkit.SimulatedController, c.Partition); p != c.Partition {
+			step("embedded simulation: node %d (the fixed controller) leads partition %d; drilling partition %d instead", brewkit.SimulatedController, c.Partition, p)
 			rep.Partition = p
 		}
 	}
@@ -256,12 +255,12 @@ func partitionNotLedBy(t isr.Topic, node, want int32) int32 {
 // the leader stays and answers with the error; never the simulation's controller.
 func secondNode(rep Report) int32 {
 	for _, n := range rep.ISRAfter {
-		if n != rep.NewLeader && n != rep.Stopped && !(rep.Simulated && n == sim.Controller) {
+		if n != rep.NewLeader && n != rep.Stopped && !(rep.Simulated && n == brewkit.SimulatedController) {
 			return n
 		}
 	}
 	for _, n := range rep.ISRAfter {
-		if n != rep.Stopped && !(rep.Simulated && n == sim.Controller) {
+		if n != rep.Stopped && !(rep.Simulated && n == brewkit.SimulatedController) {
 			return n
 		}
 	}

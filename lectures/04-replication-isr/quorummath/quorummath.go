@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
-	"github.com/brew-course/kafka/pkg/brewkit/sim"
 )
 
 // Row is one cluster size.
@@ -87,7 +86,7 @@ func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say f
 	// Keep one voter up; on the simulation it must be its fixed controller.
 	keep := q.LeaderID
 	if lv.Simulated {
-		keep = sim.Controller
+		keep = brewkit.SimulatedController
 	}
 	for _, n := range []int{1, 2, 3} {
 		if int32(n) != keep {
@@ -104,22 +103,23 @@ func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say f
 	// down when no majority has fetched from it for a while (check quorum).
 	lostAt := time.Now()
 	var asked time.Time
-	for {
+	var qerr error
+	waited := brewkit.WaitFor(ctx, 30*time.Second, 250*time.Millisecond, func() bool {
 		asked = time.Now()
 		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		q, err = brewkit.DescribeQuorum(qctx, cl)
-		cancel()
-		if err != nil || q.LeaderID < 0 {
-			break
-		}
-		if time.Since(lostAt) > 30*time.Second {
-			return lv, fmt.Errorf("node %d still leads 30 s after losing its majority", q.LeaderID)
-		}
-		time.Sleep(250 * time.Millisecond)
+		defer cancel()
+		q, qerr = brewkit.DescribeQuorum(qctx, cl)
+		return qerr != nil || q.LeaderID < 0
+	})
+	switch {
+	case ctx.Err() != nil:
+		return lv, ctx.Err()
+	case waited != nil:
+		return lv, fmt.Errorf("node %d still leads 30 s after losing its majority", q.LeaderID)
 	}
 	lv.SteppedDownAfter = asked.Sub(lostAt) // the first question no leader answered
-	if err != nil {
-		lv.NoMajority = "DescribeQuorum failed: " + err.Error()
+	if qerr != nil {
+		lv.NoMajority = "DescribeQuorum failed: " + qerr.Error()
 	} else {
 		lv.NoMajority = "DescribeQuorum: no leader"
 	}
@@ -132,17 +132,20 @@ func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say f
 		return lv, err
 	}
 	lv.LeaderOneBack = -1
-	for time.Since(start) < 60*time.Second {
+	waited = brewkit.WaitFor(ctx, 60*time.Second, 200*time.Millisecond, func() bool {
 		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		q, err = brewkit.DescribeQuorum(qctx, cl)
-		cancel()
-		if err == nil && q.LeaderID >= 0 {
+		defer cancel()
+		q, qerr = brewkit.DescribeQuorum(qctx, cl)
+		if qerr == nil && q.LeaderID >= 0 {
 			lv.LeaderOneBack, lv.RecoveredAfter = q.LeaderID, time.Since(start)
-			break
+			return true
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if lv.LeaderOneBack < 0 {
+		return false
+	})
+	switch {
+	case ctx.Err() != nil:
+		return lv, ctx.Err()
+	case waited != nil:
 		return lv, fmt.Errorf("no quorum leader within 60 s of starting node %d", back)
 	}
 	say(fmt.Sprintf("two voters of three up: leader node %d, %s after starting node %d", lv.LeaderOneBack, lv.RecoveredAfter.Round(time.Millisecond), back))

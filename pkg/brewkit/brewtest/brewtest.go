@@ -34,7 +34,12 @@ type Env struct {
 	Config    brewkit.Config
 	Sim       *sim.Cluster // the in-process simulation; nil on an external cluster
 	Simulated bool         // true on the in-process or the embedded simulation
+	lock      *stand.Lock  // the stand lock, held shared for the test; nil without a stand
 }
+
+// LockWait bounds how long a test waits for the stand lock: another package's
+// fault tests may hold it for minutes.
+const LockWait = 20 * time.Minute
 
 // Cluster returns the test's cluster: KAFKA_BOOTSTRAP when set (or the course
 // stand under BREW_REQUIRE_REAL=1), else a new in-process simulation closed when
@@ -56,7 +61,7 @@ func Cluster(t testing.TB) *Env {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Env{Config: cfg, Simulated: simulated}
+		return &Env{Config: cfg, Simulated: simulated, lock: sharedLock(t)}
 	}
 	c, err := sim.New(sim.Options{})
 	if err != nil {
@@ -64,6 +69,47 @@ func Cluster(t testing.TB) *Env {
 	}
 	t.Cleanup(c.Close)
 	return &Env{Config: c.Config(), Sim: c, Simulated: true}
+}
+
+// sharedLock takes the stand lock shared for the test, when a stand of this
+// checkout is up: tests that stop nodes wait until it is free, so no test sees
+// a node vanish under it whatever -p go test runs with.
+func sharedLock(t testing.TB) *stand.Lock {
+	t.Helper()
+	s, err := stand.Find()
+	if err != nil || s.Current() == "" {
+		return nil // a cluster this checkout did not start: nothing to share
+	}
+	l, err := s.OpenLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), LockWait)
+	defer cancel()
+	if err := l.Shared(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// Exclusive takes the stand lock exclusive until the test ends: no other test
+// uses the cluster meanwhile. Nodes does this itself; call it directly before
+// changing cluster-wide state (leaders of the Brew topics, broker configs).
+func (e *Env) Exclusive(t testing.TB) {
+	t.Helper()
+	if e.lock == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), LockWait)
+	defer cancel()
+	start := time.Now()
+	if err := e.lock.Exclusive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Logf("waited %s for the stand lock", d.Round(time.Second))
+	}
 }
 
 // RequireReal skips a test of behaviour only real Kafka has (quorum,
@@ -114,6 +160,7 @@ func (e *Env) Nodes(t testing.TB) brewkit.Nodes {
 		return n
 	}
 	s := findStand(t)
+	e.Exclusive(t)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), stand.ReadyTimeout)
 		defer cancel()

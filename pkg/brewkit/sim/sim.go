@@ -34,7 +34,7 @@ import (
 
 // Controller is the node kfake makes its controller. kfake cannot move its
 // controller, so this node cannot be stopped in the simulation.
-const Controller int32 = 3
+const Controller = brewkit.SimulatedController
 
 // MinInsyncReplicas is the stand's broker-wide min.insync.replicas.
 const MinInsyncReplicas = 2

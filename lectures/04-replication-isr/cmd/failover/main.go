@@ -40,12 +40,8 @@ func main() {
 	}
 
 	brewkit.Main("failover", func(ctx context.Context, cfg brewkit.Config) error {
-		err := run(ctx, cfg, c, *asJSON)
-		if errors.Is(err, context.Canceled) {
-			// Not a quiet stop: the drill may have left nodes stopped.
-			return errors.New("interrupted; start any stopped node with `make restore`")
-		}
-		return err
+		// Not a quiet stop: the drill may have left nodes stopped.
+		return brewkit.LeftBehind(run(ctx, cfg, c, *asJSON), "nodes the drill stopped stay stopped: start them with `make restore`")
 	})
 }
 

@@ -58,15 +58,15 @@ func run(ctx context.Context, cfg brewkit.Config, topic string, dry bool) error 
 	if err := isr.ElectPreferred(ctx, adm, topic, ids); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if t, err = isr.Snapshot(ctx, adm, topic); err == nil && len(t.NotPreferred()) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("leaders did not move within 30 s; is every preferred replica in sync? (make restore)")
-		}
-		time.Sleep(200 * time.Millisecond)
+	err = brewkit.WaitFor(ctx, 30*time.Second, 200*time.Millisecond, func() bool {
+		t, err = isr.Snapshot(ctx, adm, topic)
+		return err == nil && len(t.NotPreferred()) == 0
+	})
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("leaders did not move within 30 s; is every preferred replica in sync? (make restore)")
 	}
 	fmt.Println("\nAfter:")
 	t.PrintBalance(os.Stdout)

@@ -45,7 +45,7 @@ func runLive(ctx context.Context, cfg brewkit.Config) error {
 	fmt.Println()
 	lv, err := quorummath.RunLive(ctx, cfg, s, func(line string) { fmt.Println(line) })
 	if err != nil {
-		return err
+		return brewkit.LeftBehind(err, "nodes it stopped stay stopped: start them with `make restore`")
 	}
 	if lv.Simulated {
 		fmt.Printf("(%s)\n", brewkit.SimulatedNote)
