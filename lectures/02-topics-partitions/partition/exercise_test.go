@@ -24,6 +24,3 @@ func TestExercisePartitionOfOrder42(t *testing.T) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func TestEnglishReadmeAgrees(t *testing.T) {
-	brewtest.TranslationAgrees(t, "../README.md", "../README.en.md")
-}

@@ -120,6 +120,3 @@ func TestActiveGroupIsRefused(t *testing.T) {
 	require.ErrorContains(t, err, "stop its consumers first")
 }
 
-func TestEnglishReadmeAgrees(t *testing.T) {
-	brewtest.TranslationAgrees(t, "../README.md", "../README.en.md")
-}

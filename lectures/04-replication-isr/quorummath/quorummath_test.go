@@ -48,6 +48,3 @@ func TestTableMatchesReadme(t *testing.T) {
 	require.Equal(t, brewtest.ReadmeBlock(t, "../README.md", "quorum-math"), b.String())
 }
 
-func TestEnglishReadmeAgrees(t *testing.T) {
-	brewtest.TranslationAgrees(t, "../README.md", "../README.en.md")
-}

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
-
-	"github.com/brew-course/kafka/lectures/01-architecture-kraft/quorum"
 )
 
 func TestUsageAndErrors(t *testing.T) {
@@ -54,7 +52,7 @@ func TestOutputMatchesReadme(t *testing.T) {
 	if env.Simulated {
 		block = "quorum-status-embedded"
 	}
-	brewtest.MatchesReadme(t, "../../README.md", block, stdout, quorum.AnyRole)
+	brewtest.MatchesReadme(t, "../../README.md", block, stdout)
 }
 
 // Ctrl-C stops the live view within a second: exit status 130, one line.

@@ -1,0 +1,113 @@
+package brewtest
+
+import (
+	"strings"
+	"testing"
+)
+
+const sample = `intro
+
+<!-- output: status; vary: RaftLeader:, ROLE, LAG 0..100, durations -->
+` + "```text" + `
+RaftLeader:  3  (after 1.5s)
+Brokers:     3
+
+NODE  ROLE            LAG
+1     broker + voter  7
+2     voter           0
+` + "```" + `
+`
+
+func sampleBlock(t *testing.T) Block {
+	t.Helper()
+	bs, err := parseBlocks(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || bs[0].Name != "status" || len(bs[0].Vary) != 4 {
+		t.Fatalf("parsed %+v", bs)
+	}
+	return bs[0]
+}
+
+func TestBlockMatchesWhatVaries(t *testing.T) {
+	b := sampleBlock(t)
+	for _, ok := range []string{
+		b.Text,
+		"RaftLeader:  1  (after 198ms)\nBrokers:     3\n\nNODE  ROLE                        LAG\n1     broker + active controller  100\n2     voter, not answering        0\n",
+	} {
+		if err := b.Match(ok); err != nil {
+			t.Errorf("should match: %v\n%s", err, ok)
+		}
+	}
+	for bad, why := range map[string]string{
+		strings.Replace(b.Text, "Brokers:     3", "Brokers:     9", 1): "a literal number",
+		strings.Replace(b.Text, "7\n", "101\n", 1):                     "outside 0..100",
+		strings.Replace(b.Text, "NODE", "NOD", 1):                      "a header",
+		strings.Replace(b.Text, "\n2     voter", "\n3     voter", 1):   "a row's literal field",
+		b.Text + "3     voter           0\n":                           "one more line",
+		strings.Replace(b.Text, "(after 1.5s)", "(before 1.5s)", 1):    "a word",
+	} {
+		if err := b.Match(bad); err == nil {
+			t.Errorf("should not match (%s):\n%s", why, bad)
+		}
+	}
+}
+
+func TestMutationsChangeOnlyLiteralNumbers(t *testing.T) {
+	b := sampleBlock(t)
+	ms := b.Mutations()
+	// Literal: "Brokers: 3" only. The RaftLeader line has a duration; the
+	// table's paragraph names varying columns, so its rows are left out.
+	if len(ms) != 1 || !strings.Contains(ms[0], "Brokers:     4") {
+		t.Fatalf("mutations: %q", ms)
+	}
+	for _, m := range ms {
+		if b.Match(m) == nil {
+			t.Errorf("a changed literal number still matches:\n%s", m)
+		}
+	}
+}
+
+func TestMarkerRules(t *testing.T) {
+	for readme, want := range map[string]string{
+		"<!-- output: a -->\nsome prose\n```text\nx\n```\n": "directly above",
+		"```text\nx\n```\n": "without a marker",
+		"<!-- output: a; vary: X; what -->\n```text\nx\n```\n":                       "unknown clause",
+		"<!-- output: a -->\n```text\nx\n```\n<!-- output: a -->\n```text\ny\n```\n": "a second block",
+		"<!-- not-output: -->\n```text\nx\n```\n":                                    "needs a reason",
+		"<!-- output: a -->": "has no text block",
+	} {
+		_, err := parseBlocks(readme)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error with %q", readme, err, want)
+		}
+	}
+	bs, err := parseBlocks("<!-- not-output: a diagram -->\n```text\n[1]->[2]\n```\n\n1. item\n   <!-- output: b -->\n   ```text\n   x 1\n   ```\n")
+	if err != nil || len(bs) != 1 || bs[0].Text != "x 1\n" {
+		t.Fatalf("got %+v, %v", bs, err)
+	}
+	b := Block{Name: "v", Text: "a 1\n", Vary: []string{"nowhere"}}
+	if err := b.Match("a 1\n"); err == nil || !strings.Contains(err.Error(), "matches no column and no label") {
+		t.Errorf("an unused vary item: %v", err)
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	b := Block{Name: "e", Text: "CLOCK p1 leader 2 -> 1\nCLOCK p2 leader 2 -> 3\n", Vary: []string{"clock"}, Excerpt: true}
+	b.Text = "04:49:12.583 p1 leader 2 -> 1\n04:49:12.583 p2 leader 2 -> 3\n"
+	if err := b.Match("10:00:00.000 p0 isr [1 2 3] -> [1 3]\n10:00:00.001 p1 leader 2 -> 1\nx\n10:00:00.002 p2 leader 2 -> 3\n"); err != nil {
+		t.Error(err)
+	}
+	if err := b.Match("10:00:00.002 p2 leader 2 -> 3\n10:00:00.001 p1 leader 2 -> 1\n"); err == nil {
+		t.Error("an excerpt keeps its order")
+	}
+}
+
+func TestDurations(t *testing.T) {
+	got := Durations("elected after 198ms, full after 1m2.5s, slowest 1.234s (0 waited over 1s)")
+	want := "elected after DURATION, full after DURATION, slowest DURATION (0 waited over DURATION)"
+	if got != want {
+		t.Fatalf("got %q", got)
+	}
+}
