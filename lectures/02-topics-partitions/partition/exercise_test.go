@@ -10,7 +10,7 @@ import (
 
 // Exercise 1 of the README: partition-of's answer for ord-0000042, by hand.
 func TestExercisePartitionOfOrder42(t *testing.T) {
-	block := brewtest.ReadmeBlock(t, "../README.md", "exercise-partition-of")
+	block := brewtest.ReadmeBlock(t, "../README.md", "exercise-partition-of").Text
 	h := Murmur2([]byte("ord-0000042"))
 	for _, want := range []string{"ord-0000042", itoa(int64(int32(h))), itoa(int64(Positive(h))), itoa(int64(ForKey([]byte("ord-0000042"), 6)))} {
 		if !strings.Contains(block, want) {

@@ -1,8 +1,10 @@
 package promo
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +26,10 @@ func (v View) Print(w io.Writer, c Config) {
 	t.Flush()
 	fmt.Fprintln(w)
 	t = brewkit.NewTable(w, "CONSUMER", "PARTITIONS", "PROCESSED", "RATE/S", "STATE")
-	for _, cs := range v.Consumers {
+	// Busy consumers first: which member gets a partition is the group's choice.
+	cons := slices.Clone(v.Consumers)
+	slices.SortStableFunc(cons, func(a, b Consumer) int { return cmp.Compare(len(b.Partitions), len(a.Partitions)) })
+	for _, cs := range cons {
 		state := "busy"
 		if len(cs.Partitions) == 0 {
 			state = "idle: no partition for it"

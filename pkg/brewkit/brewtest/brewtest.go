@@ -166,9 +166,38 @@ func (e *Env) Nodes(t testing.TB) brewkit.Nodes {
 		defer cancel()
 		if err := s.Up(ctx, s.Current()); err != nil {
 			t.Errorf("restoring the stand after the test: %v", err)
+			return
+		}
+		// The next test expects ISR [1 2 3] again, not only three brokers.
+		adm := e.Admin(t)
+		var lagging []string
+		err := brewkit.WaitFor(ctx, 2*time.Minute, 250*time.Millisecond, func() bool {
+			lagging = underReplicated(ctx, adm)
+			return len(lagging) == 0
+		})
+		if err != nil {
+			t.Errorf("restoring the stand after the test: partitions still under-replicated: %v", lagging)
 		}
 	})
 	return s
+}
+
+// underReplicated lists the partitions whose ISR is smaller than their
+// replica set ("?" when the cluster does not answer).
+func underReplicated(ctx context.Context, adm *kadm.Client) []string {
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		return []string{"? " + err.Error()}
+	}
+	var out []string
+	for _, d := range td.Sorted() {
+		for _, p := range d.Partitions.Sorted() {
+			if len(p.ISR) < len(p.Replicas) {
+				out = append(out, fmt.Sprintf("%s-%d", d.Topic, p.Partition))
+			}
+		}
+	}
+	return out
 }
 
 // Stand returns the stand that is up in this checkout, failing the test when

@@ -280,23 +280,24 @@ var (
 
 const anyNumber = `(\d+(?:\.\d+)?)`
 
-// linePatterns turns the README lines into patterns. A table is a paragraph
-// (lines between blank lines) whose first line is a header naming a varying
-// column; its rows' fields are placed in columns by where they start.
+// linePatterns turns the README lines into patterns. A table starts at a
+// header line that names a varying column and runs to the next blank line;
+// its rows' fields are placed in columns by where they start.
 func linePatterns(lines []string, items []varyItem) ([]linePattern, error) {
 	used := map[string]bool{}
 	var pats []linePattern
 	var header []column
-	for i, l := range lines {
+	for _, l := range lines {
+		isHead := false
 		if strings.TrimSpace(l) == "" {
 			header = nil
-		} else if i == 0 || strings.TrimSpace(lines[i-1]) == "" {
-			header = headerColumns(l, items, used)
+		} else if h := headerColumns(l, items, used); h != nil {
+			header, isHead = h, true
 		}
 		var p linePattern
 		var b strings.Builder
 		b.WriteString("^")
-		if header != nil && !isHeader(l, header) {
+		if header != nil && !isHead {
 			writeRow(&b, &p, l, header, items, used)
 		} else {
 			writeTokens(&b, &p, l, items, used)
@@ -354,11 +355,6 @@ func headerLike(l string) bool {
 		}
 	}
 	return true
-}
-
-func isHeader(l string, cols []column) bool {
-	fs := fields(l)
-	return len(fs) == len(cols) && fs[0].text == cols[0].name && fs[len(fs)-1].text == cols[len(cols)-1].name
 }
 
 type field struct {
@@ -448,23 +444,26 @@ func isWordEnd(s string) bool {
 // Mutations returns the block's text with one number changed, once for each
 // number that no vary item can cover, by a rule simpler than the matcher's
 // own: the number's line is not changed by a kind (names, durations, clock,
-// bars), no vary item appears before the number on its line, and its
-// paragraph's first line names no vary item as a column. CheckReadme asserts
+// bars), no vary item appears before the number on its line, and it is not
+// in a table (from a header naming a vary item to the next blank line). CheckReadme asserts
 // that the block matches none of them.
 func (b Block) Mutations() []string {
 	var out []string
 	kindsOf, items := splitKinds(b.Vary)
 	lines := strings.Split(strings.TrimRight(b.Text, "\n"), "\n")
-	head := ""
+	inTable := false
 	for i, l := range lines {
-		if i == 0 || strings.TrimSpace(lines[i-1]) == "" {
-			head = l
+		switch {
+		case strings.TrimSpace(l) == "":
+			inTable = false
+		case namesColumn(l, items):
+			inTable = true
 		}
 		norm := l
 		for _, k := range kindsOf {
 			norm = k(norm)
 		}
-		if norm != l || namesColumn(head, items) {
+		if norm != l || inTable {
 			continue
 		}
 		for _, loc := range regexp.MustCompile(`\d+`).FindAllStringIndex(l, -1) {

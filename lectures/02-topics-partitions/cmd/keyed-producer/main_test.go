@@ -14,7 +14,7 @@ func TestOutputMatchesReadme(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	brewtest.MatchesReadme(t, "../../README.md", "keyed-producer", out, brewtest.Names, brewtest.Bars)
+	brewtest.MatchesReadme(t, "../../README.md", "keyed-producer", out)
 
 	if _, _, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), "-key", "customer"); code != 2 {
 		t.Fatalf("unknown key mode: exit %d, want 2", code)
