@@ -119,4 +119,3 @@ func TestActiveGroupIsRefused(t *testing.T) {
 	require.True(t, errors.Is(err, replay.ErrActive), "got %v", err)
 	require.ErrorContains(t, err, "stop its consumers first")
 }
-

@@ -2,6 +2,7 @@ package retention_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,11 +17,15 @@ import (
 // checkInterval is the stands' log.retention.check.interval.ms.
 const checkInterval = 5 * time.Second
 
-func run(t *testing.T, env *brewtest.Env, c retention.Config) retention.Result {
+func run(t *testing.T, env *brewtest.Env, c retention.Config) (retention.Result, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), c.Duration+time.Minute)
 	defer cancel()
-	res, err := retention.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
+	var out strings.Builder
+	res, err := retention.Run(ctx, env.Config, c, func(s string) {
+		t.Log(s)
+		out.WriteString(s + "\n")
+	})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Steps, "the log start offset never moved")
 	for i := 1; i < len(res.Steps); i++ {
@@ -32,19 +37,21 @@ func run(t *testing.T, env *brewtest.Env, c retention.Config) retention.Result {
 		require.Positive(t, checked, "segment files were not seen on the native stand")
 		require.True(t, ok, "the log start moved off a segment boundary: %+v", res.Steps)
 	}
-	return res
+	return res, out.String()
 }
 
 // retention.ms: whole closed segments go once their newest record is older
 // than retention.ms, at the next retention check.
 func TestRetentionByTime(t *testing.T) {
 	env := brewtest.Cluster(t)
-	c := retention.Defaults
-	c.Retention, c.Segment, c.Duration = 6*time.Second, 2*time.Second, 22*time.Second
+	c := retention.Defaults // make retention, which the README shows
 	if env.Simulated {
 		c.Retention, c.Segment, c.Duration = 2*time.Second, time.Second, 6*time.Second
 	}
-	res := run(t, env, c)
+	res, out := run(t, env, c)
+	if !env.Simulated {
+		brewtest.MatchesReadme(t, "../README.md", "retention", out)
+	}
 	bound := c.Retention + c.Segment + checkInterval + 5*time.Second
 	require.Less(t, res.FirstMove, bound, "first move after %s, want under retention + segment + check interval + 5 s", res.FirstMove)
 	t.Logf("retention.ms=%s: the log start first moved %s after the first write", c.Retention, res.FirstMove)
@@ -57,7 +64,7 @@ func TestRetentionByBytes(t *testing.T) {
 	env.RequireReal(t)
 	c := retention.Defaults
 	c.By, c.Bytes, c.Segment, c.Duration = "bytes", 32<<10, 2*time.Second, 20*time.Second
-	res := run(t, env, c)
+	res, _ := run(t, env, c)
 	filled := time.Duration(float64(c.Bytes) / float64(c.Rate*c.Value) * float64(time.Second))
 	bound := filled + c.Segment + checkInterval + 5*time.Second
 	require.Less(t, res.FirstMove, bound, "first move after %s, want under fill time + segment + check interval + 5 s", res.FirstMove)

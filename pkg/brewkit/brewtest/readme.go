@@ -25,7 +25,7 @@ import (
 //   - either, with a range the lesson depends on: "LAG 0..2000", "lost 0..0";
 //   - a kind of word that differs in every run: names (brew.… topic and group
 //     names, chosen fresh), durations (1.5s, 198ms), clock (15:04:05.000),
-//     bars (#### share bars).
+//     bars (#### share bars), lists ([0 60 121], lists of numbers of any length).
 //
 // Runs of spaces match any run of spaces, since columns widen with their values.
 // "; excerpt" declares that the block shows some lines of a longer output:
@@ -215,9 +215,13 @@ var kinds = map[string]func(string) string{
 	"durations": Durations,
 	"clock":     func(s string) string { return clockRe.ReplaceAllString(s, "CLOCK") },
 	"bars":      Bars,
+	"lists":     func(s string) string { return listRe.ReplaceAllString(s, "[LIST]") },
 }
 
-var clockRe = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
+var (
+	clockRe = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
+	listRe  = regexp.MustCompile(`\[[\d ]*\]`)
+)
 
 func splitKinds(vary []string) (ks []func(string) string, items []varyItem) {
 	for _, v := range vary {
@@ -427,18 +431,23 @@ func writeTokens(b *strings.Builder, p *linePattern, text string, items []varyIt
 
 func labelFor(before string, items []varyItem) *varyItem {
 	for i, it := range items {
-		if before == it.name || strings.HasSuffix(before, " "+it.name) || (strings.HasSuffix(before, it.name) && !isWordEnd(it.name)) {
+		rest, ok := strings.CutSuffix(before, it.name)
+		if !ok {
+			continue
+		}
+		// A label that starts with a letter must start a word there: "after"
+		// does not match "thereafter".
+		first, _ := utf8.DecodeRuneInString(it.name)
+		last, _ := utf8.DecodeLastRuneInString(rest)
+		if rest == "" || !isLetter(first) || !isLetter(last) {
 			return &items[i]
 		}
 	}
 	return nil
 }
 
-// isWordEnd reports whether a label ends in a letter, so that it must stand
-// as a whole word ("after" must not match "thereafter").
-func isWordEnd(s string) bool {
-	r, _ := utf8.DecodeLastRuneInString(s)
-	return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+func isLetter(r rune) bool {
+	return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
 }
 
 // Mutations returns the block's text with one number changed, once for each

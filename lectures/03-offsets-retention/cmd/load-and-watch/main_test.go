@@ -27,10 +27,15 @@ func TestStopAndResumeMatchReadme(t *testing.T) {
 	if !ok {
 		t.Fatalf("no final section:\n%s", out)
 	}
-	brewtest.MatchesReadme(t, "../../README.md", "load-and-watch-stopped", "stopped:"+stopped, brewtest.Names)
+	brewtest.MatchesReadme(t, "../../README.md", "load-and-watch-stopped", "stopped:"+stopped)
 
 	out, stderr, code = brewtest.RunCmd(t, bin, env.Config.Bootstrap(), args...)
-	if code != 0 || !strings.HasPrefix(out, "group "+group+" resumes from its committed offsets: p0@") {
+	if code != 0 {
 		t.Fatalf("second run: exit %d, %s\n%s", code, stderr, out)
+	}
+	first, _, _ := strings.Cut(out, "\n")
+	brewtest.MatchesReadme(t, "../../README.md", "load-and-watch-resume", first)
+	if !strings.Contains(first, " "+group+" ") {
+		t.Fatalf("the resume line names another group: %s", first)
 	}
 }

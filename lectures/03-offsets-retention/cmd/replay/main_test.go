@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -18,20 +18,26 @@ func TestDryRunMatchesReadme(t *testing.T) {
 	group := fmt.Sprintf("brew.test.replay-%d", time.Now().UnixNano())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// The README's state: partitions 0-2 end at 89, 59 and 61, and the group
+	// committed 89, 59 and 60 (one record came after its last commit).
+	ends := []int64{89, 59, 61}
+	committed := []int64{89, 59, 60}
 	cl := env.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	for p := range int32(3) {
-		for range 30 {
-			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: p, Value: []byte("x")}).FirstErr(); err != nil {
-				t.Fatal(err)
-			}
+	var recs []*kgo.Record
+	for p, n := range ends {
+		for range n {
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(p), Value: []byte("x")})
 		}
 	}
-	adm := env.Admin(t)
-	ends, err := adm.ListEndOffsets(ctx, topic)
-	if err != nil {
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := adm.CommitOffsets(ctx, group, ends.Offsets()); err != nil {
+	var offs kadm.Offsets
+	for p, at := range committed {
+		offs.Add(kadm.Offset{Topic: topic, Partition: int32(p), At: at, LeaderEpoch: -1})
+	}
+	adm := env.Admin(t)
+	if _, err := adm.CommitOffsets(ctx, group, offs); err != nil {
 		t.Fatal(err)
 	}
 
@@ -40,11 +46,35 @@ func TestDryRunMatchesReadme(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	brewtest.MatchesReadme(t, "../../README.md", "replay-plan", out, brewtest.Names)
-	if !strings.Contains(out, "records to re-read: 60") {
-		t.Fatalf("3 partitions shifted by 20:\n%s", out)
-	}
+	brewtest.MatchesReadme(t, "../../README.md", "replay-plan", out)
 	if _, _, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), "-to-earliest", "-to-latest"); code != 2 {
 		t.Fatalf("two targets: exit %d, want 2", code)
 	}
+}
+
+// While a member is in the group, the reset is refused, as the README shows.
+func TestActiveGroupRefusalMatchesReadme(t *testing.T) {
+	env := brewtest.Cluster(t)
+	topic := env.FreshTopic(t, "replay-active", 1)
+	group := fmt.Sprintf("brew.test.replay-active-%d", time.Now().UnixNano())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	adm := env.Admin(t)
+	cons := env.Client(t, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic))
+	brewtest.Eventually(t, 30*time.Second, "the consumer joins and the group settles", func() (bool, string) {
+		pctx, pcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		cons.PollRecords(pctx, 1) // drives the join; the topic is empty
+		pcancel()
+		gs, err := adm.DescribeGroups(ctx, group)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(gs[group].Members) == 1 && gs[group].State == "Stable", gs[group].State
+	})
+	bin := brewtest.BuildCmd(t)
+	_, stderr, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), "-group", group, "-topic", topic, "-shift-by", "-20")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	brewtest.MatchesReadme(t, "../../README.md", "replay-active", stderr)
 }
