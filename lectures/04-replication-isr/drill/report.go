@@ -11,7 +11,7 @@ import (
 // Print writes the drill's summary the way the lecture's README shows it.
 func (r Report) Print(w io.Writer) {
 	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
-	fmt.Fprintf(w, "Failover drill %s on %s, partition %d\n", r.Run, r.Topic, r.Partition)
+	fmt.Fprintf(w, "Failover drill on %s, partition %d\n", r.Topic, r.Partition)
 	if r.Simulated {
 		fmt.Fprintf(w, "(%s)\n", brewkit.SimulatedNote)
 	}

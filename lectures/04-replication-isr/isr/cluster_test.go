@@ -119,37 +119,6 @@ func TestISRShrinksAndRecovers(t *testing.T) {
 	require.NoError(t, produce(t, env, topic, kgo.AllISRAcks()))
 }
 
-// After restarts, leadership piles up on the nodes that stayed; a preferred
-// leader election gives each partition back to the first of its replicas.
-// The simulation always leads from the first replica, so this is real-only.
-func TestPreferredLeaderElection(t *testing.T) {
-	env := brewtest.Cluster(t)
-	env.RequireReal(t)
-	topic := env.FreshTopic(t, "isr", 6)
-	nodes := env.Nodes(t)
-	ctx := context.Background()
-
-	require.NoError(t, nodes.StopNode(ctx, 1, false))
-	waitState(t, env, topic, 30*time.Second, "node 1 leads nothing", func(p isr.Partition) bool { return p.Leader != 1 && p.Leader >= 0 })
-	require.NoError(t, nodes.StartNode(ctx, 1))
-	waitState(t, env, topic, 120*time.Second, "full ISR", func(p isr.Partition) bool { return len(p.ISR) == 3 })
-
-	st := snapshot(t, env, topic)
-	off := st.NotPreferred()
-	require.NotEmpty(t, off, "after the restart node 1 should lead none of its preferred partitions")
-	require.Zero(t, st.LeaderCounts()[1])
-	var ids []int32
-	for _, p := range off {
-		ids = append(ids, p.ID)
-	}
-	require.NoError(t, isr.ElectPreferred(ctx, env.Admin(t), topic, ids))
-	waitState(t, env, topic, 30*time.Second, "every partition on its preferred leader",
-		func(p isr.Partition) bool { return p.Leader == p.Preferred() })
-	for n, c := range snapshot(t, env, topic).LeaderCounts() {
-		require.Equal(t, 2, c, "node %d leads %d of 6 partitions", n, c)
-	}
-}
-
 // Exercise 2 of the README: with min.insync.replicas=3 on RF 3, one node down
 // already refuses acks=all. The simulation ignores a topic's own min ISR.
 func TestExerciseMinISR3(t *testing.T) {

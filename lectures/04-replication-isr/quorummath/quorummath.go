@@ -123,7 +123,7 @@ func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say f
 	} else {
 		lv.NoMajority = "DescribeQuorum: no leader"
 	}
-	say(fmt.Sprintf("one voter of three up: %s (%s after the second stop)", lv.NoMajority, lv.SteppedDownAfter.Round(time.Millisecond)))
+	say(fmt.Sprintf("one voter of three up: no quorum leader, %s after the second stop", lv.SteppedDownAfter.Round(time.Millisecond)))
 
 	back := lv.Stopped[0]
 	say(fmt.Sprintf("starting node %d", back))

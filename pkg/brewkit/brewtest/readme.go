@@ -20,8 +20,8 @@ import (
 //
 //   - a column header of the block's table (ROLE, LAG, "MAX LAG"): the field in
 //     that column, in every row of the table, may be anything;
-//   - a label (RaftLeader:, records=, after): the number right after it on a
-//     line may be any number;
+//   - a label (RaftLeader:, records=, after, ->): the number or the list of
+//     numbers ([1 2]) right after it on a line may be any;
 //   - either, with a range the lesson depends on: "LAG 0..2000", "lost 0..0";
 //   - a kind of word that differs in every run: names (brew.… topic and group
 //     names, chosen fresh), durations (1.5s, 198ms), clock (15:04:05.000),
@@ -277,9 +277,10 @@ func (p linePattern) match(got string) error {
 }
 
 var (
-	fieldSep = regexp.MustCompile(` {2,}`)
-	tokenRe  = regexp.MustCompile(`\d+(?:\.\d+)?| +|[^\d ]+`)
-	numberRe = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	fieldSep    = regexp.MustCompile(` {2,}`)
+	tokenRe     = regexp.MustCompile(`\[[\d ]*\]|\d+(?:\.\d+)?| +|[^\d \[]+|\[`)
+	numberRe    = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	listTokenRe = regexp.MustCompile(`^\[[\d ]*\]$`)
 )
 
 const anyNumber = `(\d+(?:\.\d+)?)`
@@ -414,6 +415,16 @@ func writeTokens(b *strings.Builder, p *linePattern, text string, items []varyIt
 		switch {
 		case tok[0] == ' ':
 			b.WriteString(" +")
+		case listTokenRe.MatchString(tok):
+			// A list of numbers ([1 2 3]) is one value: after a varying
+			// label any list matches, else it is literal, spaces included.
+			if it := labelFor(strings.TrimRight(before, " "), items); it != nil {
+				used[it.name] = true
+				b.WriteString(`(\[[\d ]*\])`)
+				p.ranges = append(p.ranges, varyItem{name: it.name})
+			} else {
+				b.WriteString(regexp.QuoteMeta(tok))
+			}
 		case numberRe.MatchString(tok):
 			if it := labelFor(strings.TrimRight(before, " "), items); it != nil {
 				used[it.name] = true

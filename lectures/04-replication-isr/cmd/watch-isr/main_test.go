@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -14,9 +16,31 @@ func TestOnceMatchesReadme(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("watch-isr -once: exit %d: %s", code, stderr)
 	}
-	brewtest.MatchesReadme(t, "../../README.md", "watch-isr", out, brewtest.WithoutSimNote)
+	brewtest.MatchesReadme(t, "../../README.md", "watch-isr", brewtest.WithoutSimNote(out))
 
 	if _, _, code := brewtest.RunCmd(t, bin, "", "-nope"); code != 2 {
 		t.Fatalf("unknown flag: exit %d, want 2", code)
 	}
+}
+
+// make stop-broker N=2 while the watch runs piped: the change lines the README
+// shows, and Ctrl-C ends the watch. Offline replicas are real Kafka's only.
+func TestStopBrokerChangesMatchReadme(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t)
+	topic := env.FreshTopic(t, "watch-isr", 6) // a fresh topic: each node leads two partitions
+	nodes := env.Nodes(t)
+	bin := brewtest.BuildCmd(t)
+	stopped := false
+	res := brewtest.Interrupt(t, bin, env.Config.Bootstrap(), func(out string) bool {
+		if !stopped && strings.Contains(out, "under-replicated: 0 of 6") {
+			stopped = true
+			if err := nodes.StopNode(context.Background(), 2, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return stopped && strings.Contains(out, "offline [] -> [2]")
+	}, "-topic", topic, "-create=false", "-interval", "200ms")
+	_, changes, _ := strings.Cut(res.Stdout, "under-replicated: 0 of 6   under min ISR (acks=all fails): 0 of 6\n")
+	brewtest.MatchesReadme(t, "../../README.md", "isr-changes", changes)
 }
