@@ -9,3 +9,16 @@ import (
 // The README's output blocks are well formed and agree with README.en.md,
 // and the programs do not link the simulation.
 func TestLecture(t *testing.T) { brewtest.CheckLecture(t) }
+
+// A flag with a bad value is named with its value, exit status 2.
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"cmd/grow", "-from", "6", "-to", "3"},
+		{"cmd/keyed-producer", "-key", "customer"},
+		{"cmd/partition-of", "-partitions", "0"},
+		{"cmd/promo", "-partitions", "1,x"},
+		{"cmd/promo", "-rate", "0"},
+	} {
+		brewtest.BadFlag(t, args[0], args[1:]...)
+	}
+}

@@ -9,3 +9,15 @@ import (
 // The README's output blocks are well formed and agree with README.en.md,
 // and the programs do not link the simulation.
 func TestLecture(t *testing.T) { brewtest.CheckLecture(t) }
+
+// A flag with a bad value is named with its value, exit status 2.
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"cmd/compaction", "-limit", "0s"},
+		{"cmd/load-and-watch", "-rate", "-1"},
+		{"cmd/replay", "-to-datetime", "yesterday"},
+		{"cmd/retention", "-by", "size"},
+	} {
+		brewtest.BadFlag(t, args[0], args[1:]...)
+	}
+}

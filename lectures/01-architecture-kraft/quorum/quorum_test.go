@@ -183,4 +183,3 @@ func TestRealLeaderFailover(t *testing.T) {
 	})
 	t.Logf("node %d back as a caught-up voter %s after start-node returned", old, back.Round(time.Millisecond))
 }
-

@@ -5,6 +5,7 @@ package keyed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -75,8 +77,13 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 	}
 	defer cl.Close()
 	td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), c.Topic)
-	if err != nil || td[c.Topic].Err != nil {
-		return Result{}, fmt.Errorf("topic %s: %v %v (create it: make inspect)", c.Topic, err, td[c.Topic].Err)
+	if err != nil {
+		return Result{}, fmt.Errorf("describing topic %s: %w", c.Topic, err)
+	}
+	if err := td[c.Topic].Err; errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return Result{}, fmt.Errorf("topic %s does not exist: create the Brew topics with `make inspect`, or pass -topic", c.Topic)
+	} else if err != nil {
+		return Result{}, fmt.Errorf("topic %s: %w", c.Topic, err)
 	}
 	n := int32(len(td[c.Topic].Partitions))
 	from, err := adm.ListEndOffsets(ctx, c.Topic)
@@ -161,7 +168,7 @@ func readBack(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic s
 			left[o.Partition] = end.Offset
 		}
 	})
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}))
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}), brewkit.ConsumeErrors())
 	if err != nil {
 		return nil, err
 	}
@@ -173,10 +180,14 @@ func readBack(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic s
 		r   *kgo.Record
 	}
 	var got []seqRec
+	var check brewkit.FetchCheck
 	for len(left) > 0 {
 		fs := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("reading back %s: %w", topic, err)
+		}
+		if err := check.Err(fs); err != nil {
+			return nil, err
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {

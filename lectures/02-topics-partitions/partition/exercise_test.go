@@ -23,4 +23,3 @@ func TestExercisePartitionOfOrder42(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-

@@ -100,6 +100,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 	st := newState(partitions, c.Consumers)
 	group := fmt.Sprintf("brew.promo.%d", run)
 	var wg sync.WaitGroup
+	cerr := make(chan error, c.Consumers) // a consumer's fetch error ends the run
+	var failed error
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer func() { stopConsumers(); wg.Wait() }()
 	for i := range c.Consumers {
@@ -107,6 +109,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 			kgo.ConsumerGroup(group),
 			kgo.ConsumeTopics(topic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			brewkit.ConsumeErrors(),
 			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { st.assign(i, m[topic], true) }),
 			kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { st.assign(i, m[topic], false) }),
 			kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { st.assign(i, m[topic], false) }),
@@ -118,8 +121,13 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 		go func() {
 			defer wg.Done()
 			defer cl.Close()
+			var check brewkit.FetchCheck
 			for cctx.Err() == nil {
 				fs := cl.PollFetches(cctx)
+				if err := check.Err(fs); err != nil {
+					cerr <- fmt.Errorf("consumer %d: %w", i+1, err)
+					return
+				}
 				fs.EachRecord(func(r *kgo.Record) {
 					if cctx.Err() != nil {
 						return
@@ -133,6 +141,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 	// Every member in, every partition owned: a member joining later would
 	// move partitions mid-run and have their records read twice.
 	stable := func() bool {
+		select {
+		case failed = <-cerr:
+			return true
+		default:
+		}
 		gs, err := adm.DescribeGroups(ctx, group)
 		if err != nil {
 			return false
@@ -142,6 +155,9 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 	}
 	if err := brewkit.WaitFor(ctx, 60*time.Second, 100*time.Millisecond, stable); err != nil {
 		return res, fmt.Errorf("the group of %d did not settle on %d partitions: %w", c.Consumers, partitions, err)
+	}
+	if failed != nil {
+		return res, failed
 	}
 
 	prod, err := brewkit.NewClient(cfg, kgo.ProducerLinger(5*time.Millisecond))
@@ -165,6 +181,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()
+		case err := <-cerr:
+			return res, err
 		case <-tick.C:
 		}
 		v := st.view(partitions, time.Since(start), producing.Load(), lastLook)

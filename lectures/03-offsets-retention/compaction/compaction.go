@@ -192,7 +192,7 @@ func readAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic st
 	if end.Offset == 0 {
 		return nil, nil
 	}
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}), brewkit.ConsumeErrors())
 	if err != nil {
 		return nil, err
 	}
@@ -200,10 +200,17 @@ func readAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic st
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var log []Entry
+	var check brewkit.FetchCheck
 	for {
 		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return nil, errors.New("reading the compacted topic timed out")
+		if err := ctx.Err(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, errors.New("reading the compacted topic timed out")
+			}
+			return nil, err
+		}
+		if err := check.Err(fs); err != nil {
+			return nil, err
 		}
 		done := false
 		fs.EachRecord(func(r *kgo.Record) {

@@ -6,6 +6,7 @@ package loadwatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -76,6 +77,9 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 		ctx, cancel = context.WithTimeout(ctx, c.Duration)
 		defer cancel()
 	}
+	// A failed write or fetch ends the run with its error as the cause.
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
 	var produced, consumed atomic.Int64
 	var wg sync.WaitGroup
 	if c.Rate > 0 {
@@ -98,8 +102,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 				case <-tick.C:
 				}
 				prod.Produce(ctx, brewkit.NewOrder(rng, n, time.Now()).Record(c.Topic), func(_ *kgo.Record, err error) {
-					if err == nil {
+					switch {
+					case err == nil:
 						produced.Add(1)
+					case !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
+						fail(fmt.Errorf("writing to %s: %w", c.Topic, err))
 					}
 				})
 			}
@@ -111,6 +118,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 		kgo.ConsumeTopics(c.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.AutoCommitMarks(), // commit only what was processed
+		brewkit.ConsumeErrors(),
 		kgo.AutoCommitInterval(time.Second),
 	)
 	if err != nil {
@@ -120,8 +128,13 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		var check brewkit.FetchCheck
 		for ctx.Err() == nil {
 			fs := cons.PollFetches(ctx)
+			if err := check.Err(fs); err != nil {
+				fail(err)
+				return
+			}
 			fs.EachRecord(func(r *kgo.Record) {
 				if ctx.Err() != nil {
 					return
@@ -150,6 +163,9 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 		}
 	}
 	wg.Wait()
+	if err := context.Cause(ctx); !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return sum, err
+	}
 	// Close commits the marked offsets and leaves the group.
 	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

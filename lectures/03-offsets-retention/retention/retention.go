@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -114,14 +115,22 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	defer look.Stop()
 	var logStart int64
 	var lastSegs []int64
+	var produceErr atomic.Pointer[error]
 	for time.Since(start) < c.Duration {
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()
 		case <-tick.C:
 			crand.Read(value) //nolint:errcheck // crypto/rand.Read does not fail
-			prod.Produce(ctx, &kgo.Record{Topic: res.Topic, Value: slices.Clone(value)}, nil)
+			prod.Produce(ctx, &kgo.Record{Topic: res.Topic, Value: slices.Clone(value)}, func(_ *kgo.Record, err error) {
+				if err != nil {
+					produceErr.CompareAndSwap(nil, &err)
+				}
+			})
 		case <-look.C:
+			if err := produceErr.Load(); err != nil {
+				return res, fmt.Errorf("writing to %s: %w", res.Topic, *err)
+			}
 			s, e, err := bounds(ctx, adm, res.Topic)
 			if err != nil {
 				continue
@@ -140,6 +149,9 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	}
 	if err := prod.Flush(ctx); err != nil {
 		return res, err
+	}
+	if err := produceErr.Load(); err != nil {
+		return res, fmt.Errorf("writing to %s: %w", res.Topic, *err)
 	}
 
 	// DeleteRecords: the log start moves to exactly the offset asked for.

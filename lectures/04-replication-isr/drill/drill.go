@@ -223,8 +223,14 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	// 4. Stop producing, let the consumer catch up, count.
 	prod.stop()
 	step("producer stopped; waiting for the consumer to read every acknowledged order")
-	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, tally.allAckedRead)
+	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, func() bool { return tally.allAckedRead() || consumer.failed() != nil })
 	consumer.stop()
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	if err := consumer.failed(); err != nil {
+		return rep, fmt.Errorf("the drill's consumer stopped, so nothing can be counted: %w", err)
+	}
 	tally.fill(&rep)
 	step("sent %d, acknowledged %d, read %d, lost %d, duplicated %d", rep.Sent, rep.Acked, rep.Read, rep.Lost, rep.Duplicated)
 	return rep, nil

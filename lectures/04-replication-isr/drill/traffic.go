@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -172,12 +173,21 @@ type consumer struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
+	err    atomic.Pointer[error] // the fetch error that stopped it, if any
+}
+
+// failed returns the fetch error that stopped the consumer, or nil.
+func (c *consumer) failed() error {
+	if err := c.err.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 func startConsumer(ctx context.Context, cfg brewkit.Config, topic string, from kadm.ListedOffsets, run string, t *tally) (*consumer, error) {
 	offsets := map[int32]kgo.Offset{}
 	from.Each(func(o kadm.ListedOffset) { offsets[o.Partition] = kgo.NewOffset().At(o.Offset) })
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}))
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}), brewkit.ConsumeErrors())
 	if err != nil {
 		return nil, err
 	}
@@ -186,8 +196,13 @@ func startConsumer(ctx context.Context, cfg brewkit.Config, topic string, from k
 	go func() {
 		defer close(c.done)
 		defer cl.Close()
+		var check brewkit.FetchCheck
 		for ctx.Err() == nil {
 			fs := cl.PollFetches(ctx)
+			if err := check.Err(fs); err != nil {
+				c.err.Store(&err)
+				return
+			}
 			fs.EachRecord(func(r *kgo.Record) {
 				e, err := brewkit.DecodeEvent(r)
 				if err == nil && e.Run == run && e.Seq > 0 {

@@ -261,3 +261,16 @@ func (e *Env) FreshTopic(t testing.TB, prefix string, partitions int32) string {
 	})
 	return name
 }
+
+// Sim returns a new in-process simulated cluster in every tier, for tests of
+// how a program handles a fault only the simulation can inject (a fetch that
+// fails); never for a claim about Kafka's own behaviour.
+func Sim(t testing.TB) *Env {
+	t.Helper()
+	c, err := sim.New(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return &Env{Config: c.Config(), Sim: c, Simulated: true}
+}

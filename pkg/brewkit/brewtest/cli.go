@@ -2,15 +2,19 @@ package brewtest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -19,15 +23,36 @@ import (
 // package) and returns the binary's path.
 func BuildCmd(t testing.TB) string {
 	t.Helper()
-	wd, err := os.Getwd()
+	return BuildCmdAt(t, ".")
+}
+
+// BuildCmdAt compiles the command in dir and returns the binary's path.
+func BuildCmdAt(t testing.TB, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), filepath.Base(wd))
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin := filepath.Join(t.TempDir(), filepath.Base(abs))
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = abs
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", dir, err, out)
 	}
 	return bin
+}
+
+// BadFlag runs the program in dir (cmd/X) with args and fails the test
+// unless it exits 2 with a first line naming the program, the flag and its
+// value: "X: -flag value: why".
+func BadFlag(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	bin := BuildCmdAt(t, dir)
+	_, stderr, code := RunCmd(t, bin, "127.0.0.1:1", args...)
+	want := filepath.Base(dir) + ": " + strings.Join(args[len(args)-2:], " ") + ": "
+	if code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("%s %q: exit %d, want 2 and a first line starting %q; stderr:\n%s", dir, args, code, want, stderr)
+	}
 }
 
 // RunCmd runs bin with args and KAFKA_BOOTSTRAP=bootstrap (none when empty),
@@ -124,4 +149,28 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// FetchFails runs the program bin against a simulated cluster on which every
+// fetch fails with TOPIC_AUTHORIZATION_FAILED (as when a consumer's read
+// permission is revoked), and fails the test unless the program says so in one
+// line and exits 1 within limit, instead of waiting or printing zero counts.
+func FetchFails(t testing.TB, limit time.Duration, bin string, args ...string) {
+	t.Helper()
+	env := Sim(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := brewkit.EnsureTopics(ctx, env.Admin(t), brewkit.Catalog...); err != nil {
+		t.Fatal(err) // as on a stand where lecture 02 ran
+	}
+	env.Sim.FailFetches(kerr.TopicAuthorizationFailed)
+	start := time.Now()
+	stdout, stderr, code := RunCmd(t, bin, env.Config.Bootstrap(), args...)
+	took := time.Since(start)
+	if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || !strings.Contains(stderr, "TOPIC_AUTHORIZATION_FAILED") {
+		t.Fatalf("with every fetch refused: exit %d, want 1 and one line naming TOPIC_AUTHORIZATION_FAILED\nstderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+	}
+	if took > limit {
+		t.Fatalf("with every fetch refused the program took %s to say so, over %s", took.Round(time.Millisecond), limit)
+	}
 }

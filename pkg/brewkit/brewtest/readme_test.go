@@ -111,3 +111,13 @@ func TestDurations(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestListsAfterALabel(t *testing.T) {
+	b := Block{Name: "l", Text: "ISR shrank [1 2 3] -> [1 2] after x\n", Vary: []string{"->"}}
+	if err := b.Match("ISR shrank [1 2 3] -> [2 3] after x\n"); err != nil {
+		t.Error(err)
+	}
+	if err := b.Match("ISR shrank [1 3] -> [1 2] after x\n"); err == nil {
+		t.Error("a list before the label is literal")
+	}
+}

@@ -378,3 +378,28 @@ type simNodes struct{ c *Cluster }
 
 func (s simNodes) StopNode(_ context.Context, n int, _ bool) error { return s.c.StopNode(int32(n)) }
 func (s simNodes) StartNode(_ context.Context, n int) error        { return s.c.StartNode(int32(n)) }
+
+// FailFetches makes every fetch from now on answer each partition with err (a
+// Kafka error such as kerr.TopicAuthorizationFailed), the way a broker
+// answers a consumer whose permission was revoked. Tests use it to check that
+// programs report fetch errors instead of waiting for records.
+func (c *Cluster) FailFetches(err *kerr.Error) {
+	c.kf.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.kf.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range req.Topics {
+			t := kmsg.NewFetchResponseTopic()
+			t.Topic, t.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				p := kmsg.NewFetchResponseTopicPartition()
+				p.Partition = rp.Partition
+				p.ErrorCode = err.Code
+				p.HighWatermark, p.LastStableOffset, p.LogStartOffset = -1, -1, -1
+				t.Partitions = append(t.Partitions, p)
+			}
+			resp.Topics = append(resp.Topics, t)
+		}
+		return resp, nil, true
+	})
+}

@@ -31,10 +31,10 @@ KRaft) and DescribeQuorum's Raft leader and voters. The cluster is
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || *interval <= 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(*interval > 0, "interval", *interval, "must be > 0")
+	fc.NoArgs()
+	fc.Exit("quorum-status")
 
 	brewkit.Main("quorum-status", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *watch, *asJSON, *interval)

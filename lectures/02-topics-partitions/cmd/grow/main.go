@@ -27,10 +27,13 @@ func main() {
 	}
 	flag.Parse()
 	c.From, c.To, c.ShrinkTo = int32(*from), int32(*to), int32(*shrink)
-	if flag.NArg() > 0 || c.From < 1 || c.To <= c.From || c.ShrinkTo >= c.To || c.ShrinkTo < 1 || c.Keys < 1 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(c.From >= 1, "from", c.From, "must be at least 1")
+	fc.Require(c.To > c.From, "to", c.To, fmt.Sprintf("must be more than -from %d: Kafka only adds partitions", c.From))
+	fc.Require(c.ShrinkTo >= 1 && c.ShrinkTo < c.To, "shrink-to", c.ShrinkTo, fmt.Sprintf("must be between 1 and -to %d, to show the refusal", c.To))
+	fc.Require(c.Keys >= 1, "keys", c.Keys, "must be at least 1")
+	fc.NoArgs()
+	fc.Exit("grow")
 	brewkit.Main("grow", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := grow.Run(ctx, cfg, c)
 		if err != nil {

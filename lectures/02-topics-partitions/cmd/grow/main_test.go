@@ -27,4 +27,3 @@ func TestOutputMatchesReadme(t *testing.T) {
 		t.Fatalf("-to below -from: exit %d, want 2", code)
 	}
 }
-

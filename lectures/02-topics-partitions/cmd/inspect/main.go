@@ -25,10 +25,9 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.NoArgs()
+	fc.Exit("inspect")
 	brewkit.Main("inspect", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *topic, *create, *asJSON)
 	})

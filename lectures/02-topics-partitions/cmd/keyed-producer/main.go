@@ -27,14 +27,14 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	var fc brewkit.FlagCheck
 	var err error
-	if c.Mode, err = keyed.ParseMode(*mode); err != nil || flag.NArg() > 0 || c.Count < 1 || c.Samples < 0 {
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "keyed-producer:", err)
-		}
-		flag.Usage()
-		os.Exit(2)
-	}
+	c.Mode, err = keyed.ParseMode(*mode)
+	fc.Require(err == nil, "key", *mode, "use order, shop or none")
+	fc.Require(c.Count >= 1, "n", c.Count, "must be at least 1")
+	fc.Require(c.Samples >= 0, "samples", c.Samples, "must not be negative")
+	fc.NoArgs()
+	fc.Exit("keyed-producer")
 	brewkit.Main("keyed-producer", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := keyed.Run(ctx, cfg, c)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 )
@@ -19,4 +20,9 @@ func TestOutputMatchesReadme(t *testing.T) {
 	if _, _, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), "-key", "customer"); code != 2 {
 		t.Fatalf("unknown key mode: exit %d, want 2", code)
 	}
+}
+
+// A reader that cannot fetch says why, in one line, instead of waiting.
+func TestFetchErrorIsReported(t *testing.T) {
+	brewtest.FetchFails(t, 20*time.Second, brewtest.BuildCmd(t), "-n", "10")
 }

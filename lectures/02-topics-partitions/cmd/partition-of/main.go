@@ -20,10 +20,12 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() == 0 || *n < 1 {
-		flag.Usage()
-		os.Exit(2)
+	var fc brewkit.FlagCheck
+	fc.Require(*n >= 1, "partitions", *n, "must be at least 1")
+	if flag.NArg() == 0 {
+		fc.Problem("no key given: partition-of KEY...")
 	}
+	fc.Exit("partition-of")
 	t := brewkit.NewTable(os.Stdout, "KEY", "MURMUR2", "POSITIVE", "PARTITION")
 	for _, k := range flag.Args() {
 		h := partition.Murmur2([]byte(k))

@@ -32,19 +32,22 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	var fc brewkit.FlagCheck
 	var counts []int
 	for _, f := range strings.Split(*parts, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
-			counts = nil
+			fc.Require(false, "partitions", *parts, "want partition counts of at least 1, comma-separated (1,6)")
 			break
 		}
 		counts = append(counts, n)
 	}
-	if flag.NArg() > 0 || len(counts) == 0 || c.PerMinute <= 0 || c.Duration <= 0 || c.Consumers < 1 || c.Work <= 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	fc.Require(c.PerMinute > 0, "rate", c.PerMinute, "must be > 0")
+	fc.Require(c.Duration > 0, "duration", c.Duration, "must be > 0")
+	fc.Require(c.Consumers >= 1, "consumers", c.Consumers, "must be at least 1")
+	fc.Require(c.Work > 0, "work", c.Work, "must be > 0")
+	fc.NoArgs()
+	fc.Exit("promo")
 	brewkit.Main("promo", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, c, counts, *asJSON)
 	})

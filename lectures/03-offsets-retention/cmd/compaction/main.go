@@ -24,10 +24,10 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || *limit <= 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(*limit > 0, "limit", *limit, "must be > 0")
+	fc.NoArgs()
+	fc.Exit("compaction")
 	brewkit.Main("compaction", func(ctx context.Context, cfg brewkit.Config) error {
 		say := func(s string) { fmt.Fprintln(os.Stderr, s) }
 		res, err := compaction.Run(ctx, cfg, *limit, say)

@@ -31,10 +31,12 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || c.Rate < 0 || c.Work < 0 || c.Duration < 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(c.Rate >= 0, "rate", c.Rate, "must not be negative (0: only read)")
+	fc.Require(c.Work >= 0, "work", c.Work, "must not be negative")
+	fc.Require(c.Duration >= 0, "duration", c.Duration, "must not be negative (0: until Ctrl-C)")
+	fc.NoArgs()
+	fc.Exit("load-and-watch")
 	brewkit.Main("load-and-watch", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, c)
 	})

@@ -39,3 +39,8 @@ func TestStopAndResumeMatchReadme(t *testing.T) {
 		t.Fatalf("the resume line names another group: %s", first)
 	}
 }
+
+// The group's consumer cannot fetch: the run ends with the reason.
+func TestFetchErrorIsReported(t *testing.T) {
+	brewtest.FetchFails(t, 20*time.Second, brewtest.BuildCmd(t), "-duration", "60s", "-topic", "brew.test.fetch-fault", "-group", "brew.test.fetch-fault")
+}

@@ -30,21 +30,17 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	var fc brewkit.FlagCheck
 	if *at != "" {
 		t, err := parseTime(*at)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "replay:", err)
-			os.Exit(2)
-		}
+		fc.Require(err == nil, "to-datetime", *at, "use RFC 3339 (2026-11-27T09:00:00Z) or a duration ago (10m)")
 		spec.At = t
 	}
-	if err := spec.Validate(); err != nil || flag.NArg() > 0 {
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "replay:", err)
-		}
-		flag.Usage()
-		os.Exit(2)
+	if err := spec.Validate(); err != nil {
+		fc.Problem("%v", err)
 	}
+	fc.NoArgs()
+	fc.Exit("replay")
 	brewkit.Main("replay", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *group, *topic, spec, *execute)
 	})

@@ -28,10 +28,13 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || (c.By != "time" && c.By != "bytes") || c.Rate < 1 || c.Segment <= 0 || c.Duration <= 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(c.By == "time" || c.By == "bytes", "by", c.By, "use time or bytes")
+	fc.Require(c.Rate >= 1, "rate", c.Rate, "must be at least 1")
+	fc.Require(c.Segment > 0, "segment", c.Segment, "must be > 0")
+	fc.Require(c.Duration > 0, "duration", c.Duration, "must be > 0")
+	fc.NoArgs()
+	fc.Exit("retention")
 	brewkit.Main("retention", func(ctx context.Context, cfg brewkit.Config) error {
 		say := func(s string) {
 			if !*asJSON {

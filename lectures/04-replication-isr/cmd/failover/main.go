@@ -34,10 +34,12 @@ func main() {
 	}
 	flag.Parse()
 	c.Partition = int32(*p)
-	if flag.NArg() > 0 || c.Rate <= 0 || c.Steady <= 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(c.Rate > 0, "rate", c.Rate, "must be > 0")
+	fc.Require(c.Steady > 0, "steady", c.Steady, "must be > 0")
+	fc.Require(c.Partition >= 0, "partition", c.Partition, "must not be negative")
+	fc.NoArgs()
+	fc.Exit("failover")
 
 	brewkit.Main("failover", func(ctx context.Context, cfg brewkit.Config) error {
 		// Not a quiet stop: the drill may have left nodes stopped.

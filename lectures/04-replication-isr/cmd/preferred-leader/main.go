@@ -22,10 +22,9 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.NoArgs()
+	fc.Exit("preferred-leader")
 	brewkit.Main("preferred-leader", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *topic, *dry)
 	})

@@ -22,10 +22,10 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || *n < 1 || *n > 99 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(*n >= 1 && *n <= 99, "nodes", *n, "must be between 1 and 99")
+	fc.NoArgs()
+	fc.Exit("quorum-math")
 	quorummath.PrintTable(os.Stdout, quorummath.Rows(*n))
 	if !*live {
 		return

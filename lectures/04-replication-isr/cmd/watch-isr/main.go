@@ -27,10 +27,10 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || *interval <= 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(*interval > 0, "interval", *interval, "must be > 0")
+	fc.NoArgs()
+	fc.Exit("watch-isr")
 	brewkit.Main("watch-isr", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *topic, *create, *once, *asJSON, *interval)
 	})
