@@ -61,15 +61,24 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // Ping checks within DialTimeout that the cluster behind cfg answers a request.
 // It first dials every seed over TCP, so a cluster that is not there at all is
 // reported at once rather than after the client's retries.
-func Ping(ctx context.Context, cfg Config, cl *kgo.Client) error {
-	ctx, cancel := context.WithTimeout(ctx, DialTimeout)
+func Ping(parent context.Context, cfg Config, cl *kgo.Client) error {
+	ctx, cancel := context.WithTimeout(parent, DialTimeout)
 	defer cancel()
 	if err := dialAny(ctx, cfg.Brokers); err != nil {
+		if parent.Err() != nil {
+			return parent.Err()
+		}
 		return &UnreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
 	}
 	if err := cl.Ping(ctx); err != nil {
-		if errors.Is(err, context.Canceled) && ctx.Err() == nil {
-			return err
+		if parent.Err() != nil {
+			return parent.Err() // Ctrl-C, not an unreachable cluster
+		}
+		if cfg.SASL != "" {
+			// The port answers but the request does not: most likely the
+			// login (a broker drops the connection of a failed SASL login).
+			return fmt.Errorf("Kafka at %s accepts connections but not this client (%v): check the SASL login %s=%s %s=%s and %s",
+				cfg.Bootstrap(), err, EnvSASL, cfg.SASL, EnvUser, cfg.User, EnvPassword)
 		}
 		return &UnreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
 	}

@@ -77,7 +77,10 @@ func (w *Watch) Line(st Status, err error) string {
 		ids[i] = b.ID
 	}
 	leader := "none"
-	if st.RaftLeader >= 0 {
+	switch {
+	case st.QuorumUnavailable != "":
+		leader = "unavailable"
+	case st.RaftLeader >= 0:
 		leader = fmt.Sprint(st.RaftLeader)
 	}
 	return fmt.Sprintf("RaftLeader: %s  Brokers: %v  CurrentVoters: %v\n", leader, ids, st.Voters)

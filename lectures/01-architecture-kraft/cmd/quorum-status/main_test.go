@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 )
 
@@ -64,5 +66,45 @@ func TestInterruptStopsCleanly(t *testing.T) {
 	}, "-watch", "-interval", "200ms")
 	if res.Stderr != "quorum-status: interrupted\n" {
 		t.Fatalf("after Ctrl-C, stderr: %q", res.Stderr)
+	}
+}
+
+// A managed cluster: SASL/SCRAM with the credentials from the environment, and
+// no DescribeQuorum (plain kfake neither serves nor advertises it). The
+// program prints what metadata gives, says the Raft leader is unavailable and
+// why, and exits 0; -watch keeps running until Ctrl-C.
+func TestClusterWithoutDescribeQuorumBehindSCRAM(t *testing.T) {
+	kf, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "barista", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kf.Close()
+	bin := brewtest.BuildCmd(t)
+	bootstrap := strings.Join(kf.ListenAddrs(), ",")
+	t.Setenv("KAFKA_SASL_MECHANISM", "SCRAM-SHA-256")
+	t.Setenv("KAFKA_USERNAME", "barista")
+
+	t.Setenv("KAFKA_PASSWORD", "wrong")
+	_, stderr, code := brewtest.RunCmd(t, bin, bootstrap)
+	if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || !strings.Contains(stderr, "SASL") {
+		t.Fatalf("wrong password: exit %d, want 1 and one line about SASL; stderr:\n%s", code, stderr)
+	}
+
+	t.Setenv("KAFKA_PASSWORD", "s3cret")
+	stdout, stderr, code := brewtest.RunCmd(t, bin, bootstrap)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"Brokers:                 3\n", "RaftLeader:              unavailable (", "CurrentVoters:           unavailable\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("missing %q in:\n%s", want, stdout)
+		}
+	}
+
+	res := brewtest.Interrupt(t, bin, bootstrap, func(out string) bool {
+		return strings.Count(out, "RaftLeader: unavailable") >= 1 && strings.Contains(out, "Brokers: [")
+	}, "-watch", "-interval", "200ms")
+	if !strings.Contains(res.Stdout, "RaftLeader: unavailable  Brokers: [0 1 2]") {
+		t.Fatalf("-watch output:\n%s", res.Stdout)
 	}
 }
