@@ -62,15 +62,27 @@ func Read(ctx context.Context, adm *kadm.Client, group, topic string) ([]Partiti
 	return out, nil
 }
 
-// TotalLag sums the lag of the partitions that have a committed offset.
-func TotalLag(ps []Partition) int64 {
-	var n int64
+// LagLine sums the lag the way Kafka's kafka-consumer-groups shows it:
+// log end minus committed, over the partitions the group has committed on.
+// A partition without a commit has no lag yet ("-" in the table), so records
+// waiting there are not a lag of 0: the line says "no commits yet".
+func LagLine(ps []Partition) string {
+	var lag int64
+	var without int
 	for _, p := range ps {
-		if p.Lag > 0 {
-			n += p.Lag
+		if p.Committed < 0 {
+			without++
+			continue
 		}
+		lag += p.Lag
 	}
-	return n
+	switch {
+	case without == len(ps):
+		return "no commits yet"
+	case without > 0:
+		return fmt.Sprintf("total lag %d (%d of %d partitions without a commit yet)", lag, without, len(ps))
+	}
+	return fmt.Sprintf("total lag %d", lag)
 }
 
 // Print writes the partitions as a table.

@@ -53,7 +53,7 @@ func TestLagMatchesKafkaTool(t *testing.T) {
 		}
 	}
 	require.Equal(t, int64(60), total)
-	require.Equal(t, int64(60-20), offsets.TotalLag(ps)+uncommitted(ps), "lag plus what no commit covers is everything unread")
+	require.Equal(t, int64(60-20), lag+uncommitted(ps), "lag plus what no commit covers is everything unread")
 	if env.Simulated {
 		return
 	}
@@ -96,4 +96,18 @@ func kafkaLag(t *testing.T, env *brewtest.Env, group, topic string) map[int32]st
 	}
 	require.NotEmpty(t, lags, "no rows for %s in:\n%s", topic, out)
 	return lags
+}
+
+// No commit is not a lag of zero: records may wait while the group has
+// committed nothing, and Kafka's tool shows "-" there.
+func TestLagLine(t *testing.T) {
+	for want, ps := range map[string][]offsets.Partition{
+		"no commits yet": {{ID: 0, End: 40, Committed: -1, Lag: -1}, {ID: 1, End: 7, Committed: -1, Lag: -1}},
+		"total lag 12 (1 of 2 partitions without a commit yet)": {{ID: 0, End: 40, Committed: 28, Lag: 12}, {ID: 1, End: 7, Committed: -1, Lag: -1}},
+		"total lag 0": {{ID: 0, End: 40, Committed: 40, Lag: 0}},
+	} {
+		if got := offsets.LagLine(ps); got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
 }

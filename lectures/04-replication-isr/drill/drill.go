@@ -70,6 +70,24 @@ type Report struct {
 // Run performs the drill on the cluster behind cfg, stopping and starting
 // nodes through nodes. say receives the narrative as it happens.
 func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Report, error) {
+	// The consumer's fetch error ends the drill at once: without it nothing
+	// can be counted.
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	rep, err := run(ctx, fail, c, cfg, nodes, say)
+	var fe *fetchError
+	if errors.As(context.Cause(ctx), &fe) {
+		return rep, fmt.Errorf("the drill's consumer stopped, so nothing can be counted (start any node it stopped with `make restore`): %w", fe.err)
+	}
+	return rep, err
+}
+
+// fetchError is the consumer's reason to stop the drill.
+type fetchError struct{ err error }
+
+func (e *fetchError) Error() string { return e.err.Error() }
+
+func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Report, error) {
 	if c.Rate <= 0 || c.Steady <= 0 {
 		return Report{}, errors.New("rate and steady time must be positive")
 	}
@@ -116,7 +134,7 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 		return rep, fmt.Errorf("end offsets of %s: %w", c.Topic, err)
 	}
 	tally := newTally()
-	consumer, err := startConsumer(ctx, cfg, c.Topic, ends, rep.Run, tally)
+	consumer, err := startConsumer(ctx, cfg, c.Topic, ends, rep.Run, tally, func(err error) { fail(&fetchError{err}) })
 	if err != nil {
 		return rep, err
 	}
@@ -223,13 +241,10 @@ func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes,
 	// 4. Stop producing, let the consumer catch up, count.
 	prod.stop()
 	step("producer stopped; waiting for the consumer to read every acknowledged order")
-	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, func() bool { return tally.allAckedRead() || consumer.failed() != nil })
+	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, tally.allAckedRead)
 	consumer.stop()
 	if err := ctx.Err(); err != nil {
 		return rep, err
-	}
-	if err := consumer.failed(); err != nil {
-		return rep, fmt.Errorf("the drill's consumer stopped, so nothing can be counted: %w", err)
 	}
 	tally.fill(&rep)
 	step("sent %d, acknowledged %d, read %d, lost %d, duplicated %d", rep.Sent, rep.Acked, rep.Read, rep.Lost, rep.Duplicated)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 
@@ -64,4 +65,21 @@ func TestDrillLosesAndDuplicatesNothingAcknowledged(t *testing.T) {
 		return // the README shows real Kafka; the simulation may drill another partition
 	}
 	brewtest.MatchesReadme(t, "../README.md", "failover-second", out.String())
+}
+
+// The drill's consumer cannot fetch: the drill stops at once with the reason
+// instead of reporting every order as lost.
+func TestDrillReportsFetchErrors(t *testing.T) {
+	env := brewtest.Sim(t)
+	env.Sim.FailFetches(kerr.TopicAuthorizationFailed)
+	c := drill.Defaults
+	c.Topic = fmt.Sprintf("brew.test.drill-%d", rand.Uint32())
+	c.Steady = 500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	_, err := drill.Run(ctx, c, env.Config, env.Nodes(t), func(line string) { t.Log(line) })
+	require.ErrorContains(t, err, "TOPIC_AUTHORIZATION_FAILED")
+	require.ErrorContains(t, err, "nothing can be counted")
+	require.Less(t, time.Since(start), 20*time.Second)
 }

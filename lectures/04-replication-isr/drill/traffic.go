@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -173,18 +172,11 @@ type consumer struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
-	err    atomic.Pointer[error] // the fetch error that stopped it, if any
 }
 
-// failed returns the fetch error that stopped the consumer, or nil.
-func (c *consumer) failed() error {
-	if err := c.err.Load(); err != nil {
-		return *err
-	}
-	return nil
-}
-
-func startConsumer(ctx context.Context, cfg brewkit.Config, topic string, from kadm.ListedOffsets, run string, t *tally) (*consumer, error) {
+// startConsumer reads topic from the offsets in from; a fetch error it must
+// not swallow goes to fail, and the consumer stops.
+func startConsumer(ctx context.Context, cfg brewkit.Config, topic string, from kadm.ListedOffsets, run string, t *tally, fail func(error)) (*consumer, error) {
 	offsets := map[int32]kgo.Offset{}
 	from.Each(func(o kadm.ListedOffset) { offsets[o.Partition] = kgo.NewOffset().At(o.Offset) })
 	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}), brewkit.ConsumeErrors())
@@ -200,7 +192,7 @@ func startConsumer(ctx context.Context, cfg brewkit.Config, topic string, from k
 		for ctx.Err() == nil {
 			fs := cl.PollFetches(ctx)
 			if err := check.Err(fs); err != nil {
-				c.err.Store(&err)
+				fail(err)
 				return
 			}
 			fs.EachRecord(func(r *kgo.Record) {

@@ -88,6 +88,66 @@ func Names(s string) string { return topicName.ReplaceAllString(s, "NAME") }
 // Bars blanks the length of share bars (####).
 func Bars(s string) string { return shareBars.ReplaceAllString(s, "#") }
 
+// Running is a program a test started in the background.
+type Running struct {
+	cmd              *exec.Cmd
+	out, errOut, all lockedBuffer
+	done             chan struct{}
+	code             int
+}
+
+// Start starts bin with args and KAFKA_BOOTSTRAP=bootstrap; the test's end
+// kills it if it still runs.
+func Start(t testing.TB, bin, bootstrap string, args ...string) *Running {
+	t.Helper()
+	r := &Running{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	r.cmd.Env = append(os.Environ(), "KAFKA_BOOTSTRAP="+bootstrap)
+	r.cmd.Stdout, r.cmd.Stderr = io.MultiWriter(&r.out, &r.all), io.MultiWriter(&r.errOut, &r.all)
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := r.cmd.Wait()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			r.code = exit.ExitCode()
+		} else if err != nil {
+			r.code = -1
+		}
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		r.cmd.Process.Kill() //nolint:errcheck // gone already when it ended
+		<-r.done
+	})
+	return r
+}
+
+// Stdout, Stderr and Output (both, interleaved) return what it printed so far.
+func (r *Running) Stdout() string { return r.out.String() }
+func (r *Running) Stderr() string { return r.errOut.String() }
+func (r *Running) Output() string { return r.all.String() }
+
+// Signal sends sig to the program.
+func (r *Running) Signal(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Wait waits up to limit for the program to exit and returns its status.
+func (r *Running) Wait(t testing.TB, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.code
+	case <-time.After(limit):
+		t.Fatalf("the program did not exit within %s\noutput:\n%s", limit, r.Output())
+		return 0
+	}
+}
+
 // Interrupted is what a program did after Ctrl-C.
 type Interrupted struct {
 	Stdout, Stderr string
@@ -101,34 +161,20 @@ type Interrupted struct {
 // status 130 within brewkit.StopGrace and a margin for this machine.
 func Interrupt(t testing.TB, bin, bootstrap string, ready func(output string) bool, args ...string) Interrupted {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KAFKA_BOOTSTRAP="+bootstrap)
-	var out, errOut, both lockedBuffer
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, &both), io.MultiWriter(&errOut, &both)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() }) //nolint:errcheck // gone already when it passed
+	r := Start(t, bin, bootstrap, args...)
 	Eventually(t, time.Minute, "the program to get going", func() (bool, string) {
-		s := both.String()
+		s := r.Output()
 		return ready(s), s
 	})
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
+	r.Signal(t, os.Interrupt)
 	sent := time.Now()
-	err := cmd.Wait()
-	res := Interrupted{Stdout: out.String(), Stderr: errOut.String(), Took: time.Since(sent)}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		res.Code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	limit := brewkit.StopGrace + 500*time.Millisecond
+	code := r.Wait(t, time.Minute)
+	res := Interrupted{Stdout: r.Stdout(), Stderr: r.Stderr(), Code: code, Took: time.Since(sent)}
 	if res.Code != 130 {
 		t.Fatalf("after Ctrl-C: exit status %d, want 130\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}
-	if limit := brewkit.StopGrace + 500*time.Millisecond; res.Took > limit {
+	if res.Took > limit {
 		t.Fatalf("after Ctrl-C the program took %s to exit, over %s", res.Took, limit)
 	}
 	return res

@@ -56,7 +56,7 @@ func run(ctx context.Context, cfg brewkit.Config, c loadwatch.Config) error {
 		if tty {
 			fmt.Fprintf(&b, "%s\n\n", intro)
 		}
-		fmt.Fprintf(&b, "%s  group %s  %s  total lag %d\n", c.Topic, c.Group, time.Since(start).Round(time.Second), offsets.TotalLag(ps))
+		fmt.Fprintf(&b, "%s  group %s  %s  %s\n", c.Topic, c.Group, time.Since(start).Round(time.Second), offsets.LagLine(ps))
 		if tty {
 			fmt.Fprintln(&b, "(Ctrl-C stops; run again to resume from the committed offsets)")
 		}

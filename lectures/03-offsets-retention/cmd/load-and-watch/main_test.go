@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -43,4 +44,33 @@ func TestStopAndResumeMatchReadme(t *testing.T) {
 // The group's consumer cannot fetch: the run ends with the reason.
 func TestFetchErrorIsReported(t *testing.T) {
 	brewtest.FetchFails(t, 20*time.Second, brewtest.BuildCmd(t), "-duration", "60s", "-topic", "brew.test.fetch-fault", "-group", "brew.test.fetch-fault")
+}
+
+// The topic is deleted under a running load-and-watch: it stops with that
+// error in one line, not a silent zero count; with -rate 0 only the
+// consumer's fetches can notice.
+func TestDeletedTopicIsReported(t *testing.T) {
+	for _, rate := range []string{"30", "0"} {
+		t.Run("rate "+rate, func(t *testing.T) {
+			env := brewtest.Cluster(t)
+			topic := env.FreshTopic(t, "deleted", 3)
+			group := fmt.Sprintf("brew.test.deleted-%d", time.Now().UnixNano())
+			run := brewtest.Start(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), "-topic", topic, "-group", group, "-rate", rate, "-duration", "2m", "-work", "1ms")
+			brewtest.Eventually(t, 30*time.Second, "the live view", func() (bool, string) {
+				return strings.Contains(run.Stdout(), "  group "+group+"  "), run.Output()
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if _, err := env.Admin(t).DeleteTopics(ctx, topic); err != nil {
+				t.Fatal(err)
+			}
+			deleted := time.Now()
+			code := run.Wait(t, time.Minute)
+			stderr := strings.TrimSpace(run.Stderr())
+			if code != 1 || strings.Contains(stderr, "\n") || !strings.Contains(stderr, topic) || !strings.Contains(stderr, "UNKNOWN_TOPIC") {
+				t.Fatalf("after the topic was deleted: exit %d, want 1 and one line naming the topic and UNKNOWN_TOPIC_…; stderr:\n%s", code, stderr)
+			}
+			t.Logf("reported %s after the deletion: %s", time.Since(deleted).Round(time.Millisecond), stderr)
+		})
+	}
 }
