@@ -76,7 +76,15 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		return Result{}, err
 	}
 	defer cl.Close()
-	td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), c.Topic)
+	// A topic created a moment ago may not be known yet to the broker asked.
+	var td kadm.TopicDetails
+	_ = brewkit.WaitFor(ctx, 5*time.Second, 200*time.Millisecond, func() bool {
+		td, err = adm.ListTopics(kadm.WithAuthorizedOps(ctx), c.Topic)
+		return err == nil && td[c.Topic].Err == nil
+	})
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("describing topic %s: %w", c.Topic, err)
 	}

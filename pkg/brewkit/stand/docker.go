@@ -12,16 +12,27 @@ import (
 )
 
 // docker runs three apache/kafka:4.2.0 containers with docker compose.
-type docker struct{ s *Stand }
+type docker struct {
+	s     *Stand
+	runFn func(ctx context.Context, args ...string) error // tests record the calls; nil runs docker compose
+}
+
+// composeProject names the compose project on every call, so that a
+// COMPOSE_PROJECT_NAME in the user's environment (which beats the file's own
+// name:) cannot point the stand at other containers and volumes.
+const composeProject = "brew"
 
 func (d *docker) compose(ctx context.Context, args ...string) *exec.Cmd {
-	all := append([]string{"compose", "-f", filepath.Join(d.s.Root, "stand", "docker-compose.yml")}, args...)
+	all := append([]string{"compose", "-p", composeProject, "-f", filepath.Join(d.s.Root, "stand", "docker-compose.yml")}, args...)
 	cmd := exec.CommandContext(ctx, "docker", all...)
 	cmd.Dir = d.s.Root
 	return cmd
 }
 
 func (d *docker) run(ctx context.Context, args ...string) error {
+	if d.runFn != nil {
+		return d.runFn(ctx, args...)
+	}
 	cmd := d.compose(ctx, args...)
 	cmd.Stdout, cmd.Stderr = d.s.Out, d.s.Out
 	if err := cmd.Run(); err != nil {
@@ -41,7 +52,9 @@ func (d *docker) start(ctx context.Context) error {
 	return d.run(ctx, "up", "-d", "--wait")
 }
 
-func (d *docker) stop(ctx context.Context) error { return d.run(ctx, "down") }
+// stop takes the optional ui profile down too: a UI started with
+// --profile ui would otherwise keep running, and keep the network.
+func (d *docker) stop(ctx context.Context) error { return d.run(ctx, "--profile", "ui", "down") }
 
 func (d *docker) stopNode(ctx context.Context, n int, kill bool) error {
 	if kill {
@@ -73,27 +86,56 @@ func (d *docker) logs(n int, w io.Writer) error {
 	return cmd.Run()
 }
 
-func (d *docker) reset(ctx context.Context) error { return d.run(ctx, "down", "-v") }
+func (d *docker) reset(ctx context.Context) error { return d.run(ctx, "--profile", "ui", "down", "-v") }
 
-// tool runs the script from Kafka's distribution inside a running container.
-func (d *docker) tool(ctx context.Context, name string, args []string) (*exec.Cmd, error) {
-	for _, n := range Nodes {
-		if up, _ := d.running(n); !up {
-			continue
+// tool runs the script from Kafka's distribution inside node's container
+// (node 0: the first one running), with -i so that a pipe into it (the console
+// producer) reaches the tool. Tools that talk to the cluster get all three
+// brokers, so one that is down does not stall them.
+func (d *docker) tool(ctx context.Context, node int, name string, args []string) (*exec.Cmd, error) {
+	if node == 0 {
+		for _, n := range Nodes {
+			if up, _ := d.running(n); up {
+				node = n
+				break
+			}
 		}
-		all := []string{"exec", service(n), "/opt/kafka/bin/" + name + ".sh"}
-		if tools[name].bootstrap {
-			all = append(all, "--bootstrap-server", fmt.Sprintf("%s:9092", service(n)))
+		if node == 0 {
+			return nil, fmt.Errorf("no container of the docker stand is running")
 		}
-		return exec.CommandContext(ctx, "docker", append(all, args...)...), nil
+	} else if up, _ := d.running(node); !up {
+		return nil, fmt.Errorf("node %d of the docker stand is not running: its tools and data are in its container (make start-node N=%d)", node, node)
 	}
-	return nil, fmt.Errorf("no container of the docker stand is running")
+	return exec.CommandContext(ctx, "docker", dockerToolArgs(node, name, args)...), nil
 }
 
+func dockerToolArgs(node int, name string, args []string) []string {
+	all := []string{"exec", "-i", service(node), "/opt/kafka/bin/" + name + ".sh"}
+	if tools[name].bootstrap {
+		all = append(all, "--bootstrap-server", "kafka-1:9092,kafka-2:9092,kafka-3:9092")
+	}
+	return append(all, args...)
+}
+
+// dataDir is the same path in every container; tool(node) runs in node's.
 func (d *docker) dataDir(int) string { return "/var/lib/kafka/data" }
 
-// dockerAnswers reports whether a Docker engine answers (not only a client).
-func dockerAnswers(ctx context.Context) error {
+// dockerAnswers reports whether a Docker engine answers (not only a client)
+// and the Compose v2 plugin is there (`docker compose`; Compose v1 rejects
+// the stand's file). A variable, so tests can stand in for Docker.
+var dockerAnswers = func(ctx context.Context) error {
+	if err := engineAnswers(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := exec.CommandContext(ctx, "docker", "compose", "version").Run(); err != nil {
+		return fmt.Errorf("a Docker engine answers but the Compose v2 plugin (`docker compose`) is missing")
+	}
+	return nil
+}
+
+func engineAnswers(ctx context.Context) error {
 	if _, err := exec.LookPath("docker"); err != nil {
 		return fmt.Errorf("docker is not installed")
 	}

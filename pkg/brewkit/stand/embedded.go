@@ -146,6 +146,6 @@ func (d *embedded) logs(_ int, w io.Writer) error {
 
 func (d *embedded) reset(context.Context) error { return os.RemoveAll(d.dataDir(0)) }
 
-func (d *embedded) tool(context.Context, string, []string) (*exec.Cmd, error) {
+func (d *embedded) tool(context.Context, int, string, []string) (*exec.Cmd, error) {
 	return nil, fmt.Errorf("Kafka's command-line tools are not available on the embedded stand (a simulation without Kafka's jars); use the native stand: `make down && make up STAND=native`")
 }

@@ -188,7 +188,7 @@ func (d *native) reset(context.Context) error {
 	return nil
 }
 
-func (d *native) tool(ctx context.Context, name string, args []string) (*exec.Cmd, error) {
+func (d *native) tool(ctx context.Context, _ int, name string, args []string) (*exec.Cmd, error) {
 	if !isFile(filepath.Join(d.lib(), kafkaJar)) {
 		return nil, fmt.Errorf("the Kafka jars are not in %s yet: run `make up STAND=native`", d.lib())
 	}
@@ -210,8 +210,9 @@ func javaBin() string {
 
 var javaVersion = regexp.MustCompile(`version "(\d+)`)
 
-// javaAndMaven checks that Java 17+ and Maven are installed.
-func javaAndMaven(ctx context.Context) error {
+// javaAndMaven checks that Java 17+ and Maven are installed. A variable, so
+// tests can stand in for the machine.
+var javaAndMaven = func(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, javaBin(), "-version").CombinedOutput()

@@ -133,7 +133,7 @@ type driver interface {
 	running(n int) (bool, string) // whether node n's process runs, and a detail (pid, container)
 	logs(n int, w io.Writer) error
 	reset(ctx context.Context) error // remove the cluster's data
-	tool(ctx context.Context, name string, args []string) (*exec.Cmd, error)
+	tool(ctx context.Context, node int, name string, args []string) (*exec.Cmd, error) // node 0: any
 	dataDir(n int) string // node n's log.dirs as Kafka's tools see it
 	ports() []int         // every port the flavor listens on
 }
@@ -162,13 +162,14 @@ func Choose(ctx context.Context, f Flavor) (Flavor, string) {
 	if f != Auto {
 		return f, "asked for"
 	}
-	if err := dockerAnswers(ctx); err == nil {
-		return Docker, "a Docker engine answers"
+	noDocker := dockerAnswers(ctx)
+	if noDocker == nil {
+		return Docker, "a Docker engine and the Compose v2 plugin answer"
 	}
 	if err := javaAndMaven(ctx); err == nil {
-		return Native, "no Docker engine answers; Java 17+ and Maven are installed"
+		return Native, fmt.Sprintf("%v; Java 17+ and Maven are installed", noDocker)
 	} else {
-		return Embedded, fmt.Sprintf("no Docker engine answers and the native stand is not possible (%v)", err)
+		return Embedded, fmt.Sprintf("%v, and the native stand is not possible (%v)", noDocker, err)
 	}
 }
 
@@ -307,9 +308,15 @@ func (s *Stand) Logs(n int, w io.Writer) error {
 
 // Tool returns the command that runs Kafka's command-line tool name (for
 // example kafka-metadata-quorum) against the stand that is up: from the jars
-// on native, inside the kafka-1 container on docker. Tools that talk to the
+// on native, inside a running container on docker. Tools that talk to the
 // cluster get --bootstrap-server; the embedded stand has no tools.
 func (s *Stand) Tool(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+	return s.ToolOn(ctx, 0, name, args...)
+}
+
+// ToolOn is Tool on node n's machine (its container on docker), for tools
+// that read a node's files, such as kafka-dump-log on DataDir(n).
+func (s *Stand) ToolOn(ctx context.Context, n int, name string, args ...string) (*exec.Cmd, error) {
 	_, d, err := s.current()
 	if err != nil {
 		return nil, err
@@ -317,7 +324,10 @@ func (s *Stand) Tool(ctx context.Context, name string, args ...string) (*exec.Cm
 	if _, ok := tools[name]; !ok {
 		return nil, fmt.Errorf("unknown Kafka tool %q; known: %s", name, strings.Join(toolNames(), ", "))
 	}
-	return d.tool(ctx, name, args)
+	if n != 0 && !slices.Contains(Nodes, n) {
+		return nil, fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	}
+	return d.tool(ctx, n, name, args)
 }
 
 // DataDir returns node n's data directory as Kafka's tools on this stand see it.

@@ -32,7 +32,7 @@ verbs:
   reset                                     stop the cluster and wipe its data
   ensure                                    start the embedded stand if no cluster answers
   leader                                    print the node id of the quorum leader
-  tool NAME [ARGS]                          run a Kafka CLI tool (e.g. kafka-topics) on the stand
+  tool [-node N] NAME [ARGS]                run a Kafka CLI tool (e.g. kafka-topics) on the stand (on node N's machine)
   datadir N                                 print node N's data directory as the tools see it
 `
 
@@ -137,10 +137,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintln(out, dir)
 		return nil
 	case "tool":
+		node := 0
+		if len(args) >= 2 && args[0] == "-node" {
+			n, err := nodeArg(args[1:2])
+			if err != nil {
+				return err
+			}
+			node, args = n, args[2:]
+		}
 		if len(args) == 0 {
 			return errUsage
 		}
-		cmd, err := s.Tool(ctx, args[0], args[1:]...)
+		cmd, err := s.ToolOn(ctx, node, args[0], args[1:]...)
 		if err != nil {
 			return err
 		}

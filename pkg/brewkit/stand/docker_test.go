@@ -1,0 +1,62 @@
+package stand
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The docker stand cannot always run where the tests do, so these hold the
+// command lines it produces to what Docker needs.
+
+func TestDockerComposeNamesItsProject(t *testing.T) {
+	d := &docker{s: &Stand{Root: "/repo"}}
+	args := d.compose(context.Background(), "up", "-d", "--wait").Args
+	// -p beats COMPOSE_PROJECT_NAME from the user's environment.
+	require.Equal(t, []string{"docker", "compose", "-p", "brew", "-f", "/repo/stand/docker-compose.yml", "up", "-d", "--wait"}, args)
+}
+
+func TestDockerToolRunsInTheNodeAskedForWithStdin(t *testing.T) {
+	args := dockerToolArgs(2, "kafka-console-producer", []string{"--topic", "t"})
+	require.Equal(t, []string{"exec", "-i", "kafka-2", "/opt/kafka/bin/kafka-console-producer.sh",
+		"--bootstrap-server", "kafka-1:9092,kafka-2:9092,kafka-3:9092", "--topic", "t"}, args)
+	args = dockerToolArgs(3, "kafka-dump-log", []string{"--files", "x"})
+	require.Equal(t, []string{"exec", "-i", "kafka-3", "/opt/kafka/bin/kafka-dump-log.sh", "--files", "x"}, args, "no bootstrap for a tool that reads files")
+}
+
+// down and down -v name the ui profile, so a UI started with it goes too.
+func TestDockerDownTakesTheUIProfile(t *testing.T) {
+	var got [][]string
+	d := &docker{s: &Stand{Root: "/repo"}}
+	record := func(_ context.Context, args ...string) error { got = append(got, args); return nil }
+	d.runFn = record
+	require.NoError(t, d.stop(context.Background()))
+	require.NoError(t, d.reset(context.Background()))
+	require.Equal(t, [][]string{{"--profile", "ui", "down"}, {"--profile", "ui", "down", "-v"}}, got)
+}
+
+func TestAutoNeedsComposeV2ForDocker(t *testing.T) {
+	defer func(d, j func(context.Context) error) { dockerAnswers, javaAndMaven = d, j }(dockerAnswers, javaAndMaven)
+	javaAndMaven = func(context.Context) error { return nil }
+
+	dockerAnswers = func(context.Context) error { return nil }
+	f, why := Choose(context.Background(), Auto)
+	require.Equal(t, Docker, f, why)
+
+	dockerAnswers = func(context.Context) error {
+		return errors.New("a Docker engine answers but the Compose v2 plugin (`docker compose`) is missing")
+	}
+	f, why = Choose(context.Background(), Auto)
+	require.Equal(t, Native, f)
+	require.Contains(t, why, "Compose v2 plugin")
+
+	javaAndMaven = func(context.Context) error { return errors.New("java is not installed") }
+	f, why = Choose(context.Background(), Auto)
+	require.Equal(t, Embedded, f)
+	require.True(t, strings.Contains(why, "Compose") && strings.Contains(why, "java is not installed"), why)
+	require.False(t, slices.Contains([]Flavor{Docker, Native}, f))
+}
