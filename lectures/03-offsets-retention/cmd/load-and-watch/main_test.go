@@ -74,3 +74,20 @@ func TestDeletedTopicIsReported(t *testing.T) {
 		})
 	}
 }
+
+// Ctrl-C is how the lecture stops it: the committed offsets are printed, then
+// exit 130 within a second.
+func TestInterruptPrintsTheCommittedOffsets(t *testing.T) {
+	env := brewtest.Cluster(t)
+	topic := env.FreshTopic(t, "interrupt", 3)
+	group := fmt.Sprintf("brew.test.interrupt-%d", time.Now().UnixNano())
+	res := brewtest.Interrupt(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), func(out string) bool {
+		return strings.Contains(out, "total lag")
+	}, "-topic", topic, "-group", group, "-work", "1ms")
+	if !strings.Contains(res.Stdout, "\nstopped: wrote ") || !strings.Contains(res.Stdout, "run again to resume from them") {
+		t.Fatalf("no summary after Ctrl-C:\n%s", res.Stdout)
+	}
+	if res.Stderr != "load-and-watch: interrupted\n" {
+		t.Fatalf("stderr after Ctrl-C: %q", res.Stderr)
+	}
+}

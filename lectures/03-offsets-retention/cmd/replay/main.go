@@ -77,7 +77,7 @@ func run(ctx context.Context, cfg brewkit.Config, group, topic string, spec repl
 		return nil
 	}
 	if err := replay.Apply(ctx, adm, group, topic, plan); err != nil {
-		return err
+		return brewkit.LeftBehind(err, "the group's offsets may be partly moved: run the same command again to finish")
 	}
 	fmt.Println("\ncommitted: the group's consumers start from NEW when they next join")
 	return nil

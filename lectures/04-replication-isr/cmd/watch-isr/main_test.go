@@ -44,3 +44,14 @@ func TestStopBrokerChangesMatchReadme(t *testing.T) {
 	_, changes, _ := strings.Cut(res.Stdout, "under-replicated: 0 of 6   under min ISR (acks=all fails): 0 of 6\n")
 	brewtest.MatchesReadme(t, "../../README.md", "isr-changes", changes)
 }
+
+// Ctrl-C stops the watch within a second.
+func TestInterrupt(t *testing.T) {
+	env := brewtest.Cluster(t)
+	res := brewtest.Interrupt(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), func(out string) bool {
+		return strings.Contains(out, "under-replicated")
+	}, "-interval", "200ms")
+	if res.Stderr != "watch-isr: interrupted\n" {
+		t.Fatalf("stderr after Ctrl-C: %q", res.Stderr)
+	}
+}
