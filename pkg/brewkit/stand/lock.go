@@ -47,8 +47,9 @@ func (l *Lock) TryExclusive() (bool, error) {
 }
 
 func (l *Lock) take(ctx context.Context, how int) error {
+	fd := int(l.f.Fd())
 	done := make(chan error, 1)
-	go func() { done <- syscall.Flock(int(l.f.Fd()), how) }()
+	go func() { done <- syscall.Flock(fd, how) }()
 	select {
 	case err := <-done:
 		return err
