@@ -385,6 +385,9 @@ func (s *Stand) WaitReady(ctx context.Context, nodes ...int) error {
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return ctx.Err() // Ctrl-C, not a stand that failed to start
+			}
 			return fmt.Errorf("the stand did not become ready within %s (%s); see `make logs N=1`", ReadyTimeout, state)
 		case <-time.After(500 * time.Millisecond):
 		}
