@@ -8,7 +8,7 @@ L ?= 01
 BREWSTAND := scripts/brewstand
 LECTURE = $(firstword $(wildcard lectures/$(L)-*))
 
-.PHONY: help up down status stop-node start-node restore logs reset run test test-real vet build
+.PHONY: help up down status stop-node start-node pause-node resume-node restore logs reset run test test-real vet build
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,7 +28,13 @@ stop-node: ## stop node N: make stop-node N=2 [KILL=1 for SIGKILL]
 start-node: ## start node N again: make start-node N=2
 	@$(BREWSTAND) start-node $(N)
 
-restore: ## start every stopped node again (after a drill or a test)
+pause-node: ## freeze node N, a hung broker: make pause-node N=2 (SIGSTOP, docker pause, simulated)
+	@$(BREWSTAND) pause-node $(N)
+
+resume-node: ## let a paused node go on: make resume-node N=2
+	@$(BREWSTAND) resume-node $(N)
+
+restore: ## resume paused and start stopped nodes (after a drill or a test)
 	@$(BREWSTAND) up -stand "$$(cat .stand/flavor 2>/dev/null || echo auto)"
 
 logs: ## recent log of node N: make logs N=1

@@ -2,9 +2,14 @@ package brewkit
 
 import "context"
 
-// Nodes stops and starts nodes of the course cluster. stand.Stand provides it
-// for whichever stand is up, and sim.Cluster.Nodes for the in-process simulation.
+// Nodes stops, starts, pauses and resumes nodes of the course cluster.
+// stand.Stand provides it for whichever stand is up, and sim.Cluster.Nodes for
+// the in-process simulation.
 type Nodes interface {
 	StopNode(ctx context.Context, n int, kill bool) error
 	StartNode(ctx context.Context, n int) error
+	// PauseNode freezes a node (a GC pause, a frozen VM): it keeps its
+	// connections and answers nothing until ResumeNode.
+	PauseNode(ctx context.Context, n int) error
+	ResumeNode(ctx context.Context, n int) error
 }

@@ -77,9 +77,12 @@ func run(data, control string) error {
 func handler(c *sim.Cluster) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		st := stand.EmbeddedStatus{Up: map[int]bool{}}
+		st := stand.EmbeddedStatus{Up: map[int]bool{}, Paused: map[int]bool{}}
 		for n, up := range c.Up() {
 			st.Up[int(n)] = up
+		}
+		for n := range c.Paused() {
+			st.Paused[int(n)] = true
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(st) //nolint:errcheck // the client sees a short body
@@ -100,5 +103,7 @@ func handler(c *sim.Cluster) http.Handler {
 	}
 	mux.HandleFunc("POST /nodes/{n}/stop", node(c.StopNode, "stopped"))
 	mux.HandleFunc("POST /nodes/{n}/start", node(c.StartNode, "started"))
+	mux.HandleFunc("POST /nodes/{n}/pause", node(c.PauseNode, "paused (simulated: its requests wait)"))
+	mux.HandleFunc("POST /nodes/{n}/resume", node(c.ResumeNode, "resumed"))
 	return mux
 }

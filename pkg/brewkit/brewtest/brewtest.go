@@ -144,13 +144,16 @@ func client(t testing.TB, cfg brewkit.Config, opts ...kgo.Opt) *kgo.Client {
 }
 
 // Nodes returns node control for the test's cluster: the in-process
-// simulation's, or the stand's. Nodes it stops are started again when the test
-// ends, if the test did not do so itself.
+// simulation's, or the stand's. Nodes it pauses are resumed and nodes it stops
+// started again when the test ends, pass or fail, if the test did not do so.
 func (e *Env) Nodes(t testing.TB) brewkit.Nodes {
 	t.Helper()
 	if e.Sim != nil {
 		n := e.Sim.Nodes()
 		t.Cleanup(func() {
+			for id := range e.Sim.Paused() {
+				_ = n.ResumeNode(context.Background(), int(id))
+			}
 			for id, up := range e.Sim.Up() {
 				if !up {
 					_ = n.StartNode(context.Background(), int(id))

@@ -61,7 +61,18 @@ type Cluster struct {
 	hw          int64 // simulated metadata log end: one record per membership change
 	lastSeen    map[int32]time.Time
 	apiKeys     []kmsg.ApiVersionsResponseApiKey
+	paused      map[int32]*pause
 }
+
+// pause is one simulated pause of a node: its requests wait for resumed.
+type pause struct {
+	since   time.Time
+	resumed chan struct{}
+}
+
+// ReplicaLagMax is the stands' replica.lag.time.max.ms: a follower silent this
+// long leaves the ISR.
+const ReplicaLagMax = 10 * time.Second
 
 // New starts a simulated cluster.
 func New(opts Options) (*Cluster, error) {
@@ -98,6 +109,7 @@ func New(opts Options) (*Cluster, error) {
 		leaderEpoch: 1,
 		hw:          1,
 		lastSeen:    map[int32]time.Time{},
+		paused:      map[int32]*pause{},
 	}
 	for i, n := range Voters {
 		_, p, _ := net.SplitHostPort(addrs[i+1])
@@ -110,6 +122,7 @@ func New(opts Options) (*Cluster, error) {
 	c.kf.ControlKey(int16(kmsg.ApiVersions), c.apiVersions)
 	c.kf.ControlKey(int16(kmsg.DescribeQuorum), c.describeQuorum)
 	c.kf.ControlKey(int16(kmsg.Produce), c.produce)
+	c.kf.Control(c.stall)
 	return c, nil
 }
 
@@ -166,6 +179,10 @@ func (c *Cluster) StopNode(n int32) error {
 	case !c.up[n]:
 		return fmt.Errorf("node %d is already stopped", n)
 	}
+	if p := c.paused[n]; p != nil { // a stop ends a pause
+		close(p.resumed)
+		delete(c.paused, n)
+	}
 	if err := c.kf.RemoveNode(n); err != nil {
 		return fmt.Errorf("stopping node %d: %w", n, err)
 	}
@@ -218,6 +235,7 @@ func (c *Cluster) captureApiVersions() error {
 
 func (c *Cluster) apiVersions(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	c.kf.KeepControl()
+	c.stallIfPaused()
 	req := kreq.(*kmsg.ApiVersionsRequest)
 	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
 	resp.ApiKeys = slices.Clone(c.apiKeys)
@@ -226,6 +244,7 @@ func (c *Cluster) apiVersions(kreq kmsg.Request) (kmsg.Response, error, bool) {
 
 func (c *Cluster) describeQuorum(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	c.kf.KeepControl()
+	c.stallIfPaused()
 	req := kreq.(*kmsg.DescribeQuorumRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
 	c.mu.Lock()
@@ -276,19 +295,50 @@ func (c *Cluster) describeQuorum(kreq kmsg.Request) (kmsg.Response, error, bool)
 // up than min.insync.replicas, as real Kafka does once the ISR shrinks below it.
 func (c *Cluster) produce(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	c.kf.KeepControl()
+	c.stallIfPaused()
 	req := kreq.(*kmsg.ProduceRequest)
 	if req.Acks != -1 {
 		return nil, nil, false
 	}
+	leader := c.kf.CurrentNode()
 	c.mu.Lock()
-	live := 0
-	for _, up := range c.up {
-		if up {
-			live++
+	inSync := 0
+	var lagging *pause // a paused follower still in the ISR
+	for n, up := range c.up {
+		p := c.paused[n]
+		switch {
+		case !up:
+		case p != nil && time.Since(p.since) >= ReplicaLagMax:
+			// Out of the ISR: it has not fetched for replica.lag.time.max.ms.
+		default:
+			inSync++
+			if p != nil && n != leader && (lagging == nil || p.since.Before(lagging.since)) {
+				lagging = p
+			}
 		}
 	}
 	c.mu.Unlock()
-	if live >= MinInsyncReplicas {
+	if lagging != nil && inSync >= MinInsyncReplicas {
+		// The leader writes, then waits for the paused follower; the request
+		// times out first unless the follower leaves the ISR (or resumes).
+		timedOut := false
+		c.kf.SleepControl(func() {
+			timeout := time.NewTimer(time.Duration(req.TimeoutMillis) * time.Millisecond)
+			defer timeout.Stop()
+			select {
+			case <-timeout.C:
+				timedOut = true
+			case <-time.After(time.Until(lagging.since.Add(ReplicaLagMax))):
+			case <-lagging.resumed:
+			}
+		})
+		if timedOut {
+			c.kf.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.RequestTimedOut,
+				When: func(r kmsg.Request) bool { return r == kreq }})
+		}
+		return nil, nil, false
+	}
+	if inSync >= MinInsyncReplicas {
 		return nil, nil, false
 	}
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
@@ -378,6 +428,8 @@ type simNodes struct{ c *Cluster }
 
 func (s simNodes) StopNode(_ context.Context, n int, _ bool) error { return s.c.StopNode(int32(n)) }
 func (s simNodes) StartNode(_ context.Context, n int) error        { return s.c.StartNode(int32(n)) }
+func (s simNodes) PauseNode(_ context.Context, n int) error        { return s.c.PauseNode(int32(n)) }
+func (s simNodes) ResumeNode(_ context.Context, n int) error       { return s.c.ResumeNode(int32(n)) }
 
 // FailFetches makes every fetch from now on answer each partition with err (a
 // Kafka error such as kerr.TopicAuthorizationFailed), the way a broker
@@ -402,4 +454,71 @@ func (c *Cluster) FailFetches(err *kerr.Error) {
 		}
 		return resp, nil, true
 	})
+}
+
+// PauseNode freezes node n: requests it receives wait, unanswered, until
+// ResumeNode, the way a SIGSTOPped broker holds its connections. acks=all
+// writes to partitions it follows wait for it until their request times out
+// (the write itself is done, as on real Kafka) or until it has been paused
+// ReplicaLagMax and leaves the ISR. The metadata still lists it in the ISR:
+// the simulation does not rewrite ISR lists for a paused node.
+func (c *Cluster) PauseNode(n int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !slices.Contains(Voters, n):
+		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	case !c.up[n]:
+		return fmt.Errorf("node %d is not running", n)
+	case c.paused[n] != nil:
+		return fmt.Errorf("node %d is already paused", n)
+	}
+	c.paused[n] = &pause{since: time.Now(), resumed: make(chan struct{})}
+	return nil
+}
+
+// ResumeNode lets a paused node answer again, the waiting requests first.
+func (c *Cluster) ResumeNode(n int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.paused[n]
+	if p == nil {
+		return fmt.Errorf("node %d is not paused", n)
+	}
+	close(p.resumed)
+	delete(c.paused, n)
+	return nil
+}
+
+// Paused reports which nodes are paused.
+func (c *Cluster) Paused() map[int32]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[int32]bool{}
+	for n := range c.paused {
+		out[n] = true
+	}
+	return out
+}
+
+// stall runs on every request: one to a paused node waits for its resume.
+func (c *Cluster) stall(kmsg.Request) (kmsg.Response, error, bool) {
+	c.kf.KeepControl()
+	c.stallIfPaused()
+	return nil, nil, false
+}
+
+func (c *Cluster) stallIfPaused() {
+	n := c.kf.CurrentNode()
+	c.mu.Lock()
+	p := c.paused[n]
+	c.mu.Unlock()
+	if p != nil {
+		c.kf.SleepControl(func() { <-p.resumed })
+	}
+}
+
+// LeaderOf returns the node that leads topic's partition.
+func (c *Cluster) LeaderOf(topic string, partition int32) int32 {
+	return c.kf.LeaderFor(topic, partition)
 }

@@ -178,3 +178,68 @@ func TestStoppedNodeLeavesLeadersAndISR(t *testing.T) {
 		return len(td["kitchen"].Partitions) == 6
 	}, 5*time.Second, 50*time.Millisecond, "partitions still on node 2: %s", saw)
 }
+
+// A paused node answers nothing until resumed; then the waiting request is
+// answered.
+func TestPausedNodeStallsUntilResumed(t *testing.T) {
+	c, _ := start(t)
+	direct, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()[0])) // node 1 only
+	require.NoError(t, err)
+	defer direct.Close()
+	ask := func(timeout time.Duration) error {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_, err := direct.Broker(1).Request(ctx, kmsg.NewPtrMetadataRequest())
+		return err
+	}
+	require.NoError(t, ask(5*time.Second))
+	require.NoError(t, c.PauseNode(1))
+	require.Equal(t, map[int32]bool{1: true}, c.Paused())
+	require.ErrorIs(t, ask(500*time.Millisecond), context.DeadlineExceeded, "a paused node answers nothing")
+
+	done := make(chan error, 1)
+	go func() { done <- ask(10 * time.Second) }()
+	time.Sleep(200 * time.Millisecond) // the request is waiting on node 1
+	require.NoError(t, c.ResumeNode(1))
+	require.NoError(t, <-done, "the waiting request is answered after resume")
+	require.Empty(t, c.Paused())
+	require.ErrorContains(t, c.ResumeNode(1), "not paused")
+}
+
+// acks=all with a paused follower: the leader writes, waits for the follower,
+// and the request times out; the record is in the log all the same.
+func TestPausedFollowerTimesOutAcksAllWrites(t *testing.T) {
+	c, _ := start(t)
+	adm := kadm.NewClient(mustClient(t, c))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: "brew.t", Partitions: 1, RF: 3, Retention: time.Hour})
+	require.NoError(t, err)
+	leader := c.LeaderOf("brew.t", 0)
+	follower := int32(1)
+	if leader == 1 {
+		follower = 2
+	}
+	p := mustClient(t, c, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DisableIdempotentWrite(),
+		kgo.ProduceRequestTimeout(300*time.Millisecond), kgo.RecordRetries(0))
+	require.NoError(t, p.ProduceSync(ctx, &kgo.Record{Topic: "brew.t", Value: []byte("w")}).FirstErr())
+	// Paused after the clients know the cluster: a client may send its
+	// metadata requests to the paused node and wait there, as with a hung broker.
+	require.NoError(t, c.PauseNode(follower))
+	err = p.ProduceSync(ctx, &kgo.Record{Topic: "brew.t", Value: []byte("x")}).FirstErr()
+	require.Error(t, err, "the leader waited for the paused follower past the request's time-out")
+	require.NoError(t, c.ResumeNode(follower))
+	ends, err := adm.ListEndOffsets(ctx, "brew.t")
+	require.NoError(t, err)
+	end, _ := ends.Lookup("brew.t", 0)
+	require.Equal(t, int64(2), end.Offset, "written despite the time-out")
+	require.NoError(t, p.ProduceSync(ctx, &kgo.Record{Topic: "brew.t", Value: []byte("y")}).FirstErr())
+}
+
+func mustClient(t *testing.T, c *sim.Cluster, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := brewkit.NewClient(c.Config(), opts...)
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return cl
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -64,6 +65,18 @@ func (d *docker) stopNode(ctx context.Context, n int, kill bool) error {
 }
 
 func (d *docker) startNode(ctx context.Context, n int) error { return d.run(ctx, "start", service(n)) }
+
+func (d *docker) pauseNode(ctx context.Context, n int) error { return d.run(ctx, "pause", service(n)) }
+func (d *docker) resumeNode(ctx context.Context, n int) error {
+	return d.run(ctx, "unpause", service(n))
+}
+
+func (d *docker) paused(n int) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := d.compose(ctx, "ps", "--status", "paused", "--services").Output()
+	return err == nil && slices.Contains(strings.Fields(string(out)), service(n))
+}
 
 func (d *docker) running(n int) (bool, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

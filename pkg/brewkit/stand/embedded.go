@@ -32,7 +32,8 @@ func (d *embedded) ports() []int {
 
 // EmbeddedStatus is what the embedded stand's control endpoint reports.
 type EmbeddedStatus struct {
-	Up map[int]bool `json:"up"`
+	Up     map[int]bool `json:"up"`
+	Paused map[int]bool `json:"paused"`
 }
 
 func (d *embedded) status() (EmbeddedStatus, error) {
@@ -125,6 +126,22 @@ func (d *embedded) stop(context.Context) error {
 	}
 	os.Remove(d.pidFile())
 	return nil
+}
+
+func (d *embedded) pauseNode(_ context.Context, n int) error {
+	return d.post(fmt.Sprintf("/nodes/%d/pause", n))
+}
+
+func (d *embedded) resumeNode(_ context.Context, n int) error {
+	return d.post(fmt.Sprintf("/nodes/%d/resume", n))
+}
+
+func (d *embedded) paused(n int) bool {
+	if !d.processUp() {
+		return false
+	}
+	st, err := d.status()
+	return err == nil && st.Paused[n]
 }
 
 func (d *embedded) stopNode(_ context.Context, n int, _ bool) error {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -137,6 +138,39 @@ func (d *native) startNode(ctx context.Context, n int) error {
 		return fmt.Errorf("starting node %d: %w", n, err)
 	}
 	return nil
+}
+
+func (d *native) pauseFile(n int) string { return d.s.state(fmt.Sprintf("native-%d.paused", n)) }
+
+func (d *native) pauseNode(_ context.Context, n int) error {
+	pid, ok := livePid(d.pidFile(n), d.marker(n))
+	if !ok {
+		return fmt.Errorf("node %d is not running", n)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return fmt.Errorf("pausing node %d (pid %d): %w", n, pid, err)
+	}
+	return os.WriteFile(d.pauseFile(n), []byte(strconv.Itoa(pid)+"\n"), 0o644)
+}
+
+func (d *native) resumeNode(_ context.Context, n int) error {
+	if pid, ok := livePid(d.pidFile(n), d.marker(n)); ok {
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			return fmt.Errorf("resuming node %d (pid %d): %w", n, pid, err)
+		}
+	}
+	return os.Remove(d.pauseFile(n))
+}
+
+// paused: the pause file names the pid that is running now (a node started
+// again since has another pid).
+func (d *native) paused(n int) bool {
+	b, err := os.ReadFile(d.pauseFile(n))
+	if err != nil {
+		return false
+	}
+	pid, ok := livePid(d.pidFile(n), d.marker(n))
+	return ok && strings.TrimSpace(string(b)) == strconv.Itoa(pid)
 }
 
 func (d *native) stopNode(_ context.Context, n int, kill bool) error {

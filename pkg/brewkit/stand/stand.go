@@ -130,12 +130,15 @@ type driver interface {
 	stop(ctx context.Context) error  // stop every node
 	stopNode(ctx context.Context, n int, kill bool) error
 	startNode(ctx context.Context, n int) error
+	pauseNode(ctx context.Context, n int) error  // freeze a running node: it keeps its connections, answers nothing
+	resumeNode(ctx context.Context, n int) error // let a paused node go on
+	paused(n int) bool
 	running(n int) (bool, string) // whether node n's process runs, and a detail (pid, container)
 	logs(n int, w io.Writer) error
-	reset(ctx context.Context) error // remove the cluster's data
+	reset(ctx context.Context) error                                                   // remove the cluster's data
 	tool(ctx context.Context, node int, name string, args []string) (*exec.Cmd, error) // node 0: any
-	dataDir(n int) string // node n's log.dirs as Kafka's tools see it
-	ports() []int         // every port the flavor listens on
+	dataDir(n int) string                                                              // node n's log.dirs as Kafka's tools see it
+	ports() []int                                                                      // every port the flavor listens on
 }
 
 func (s *Stand) driver(f Flavor) (driver, error) {
@@ -197,6 +200,14 @@ func (s *Stand) Up(ctx context.Context, f Flavor) error {
 		return err
 	}
 	start := time.Now()
+	for _, n := range Nodes {
+		if d.paused(n) {
+			if err := d.resumeNode(ctx, n); err != nil {
+				return err
+			}
+			s.say("stand: node %d was paused; resumed", n)
+		}
+	}
 	if err := d.start(ctx); err != nil {
 		return err
 	}
@@ -217,6 +228,13 @@ func (s *Stand) Down(ctx context.Context) error {
 	d, err := s.driver(f)
 	if err != nil {
 		return err
+	}
+	for _, n := range Nodes {
+		if d.paused(n) {
+			if err := d.resumeNode(ctx, n); err != nil {
+				return err
+			}
+		}
 	}
 	if err := d.stop(ctx); err != nil {
 		return err
@@ -266,6 +284,11 @@ func (s *Stand) StopNode(ctx context.Context, n int, kill bool) error {
 	case kill:
 		how = "SIGKILL"
 	}
+	if d.paused(n) {
+		if err := d.resumeNode(ctx, n); err != nil { // a frozen process would ignore SIGTERM
+			return err
+		}
+	}
 	start := time.Now()
 	if err := d.stopNode(ctx, n, kill); err != nil {
 		return err
@@ -296,6 +319,52 @@ func (s *Stand) StartNode(ctx context.Context, n int) error {
 	s.say("stand: node %d of the %s stand is back in %s", n, f, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
+
+// PauseNode freezes node n of the stand that is up, as a long GC pause, a
+// frozen VM or a network stall would: SIGSTOP on native, docker pause on
+// docker, a simulated stall on embedded. The node keeps its connections and
+// its place in the metadata but answers nothing until ResumeNode.
+func (s *Stand) PauseNode(ctx context.Context, n int) error {
+	if !slices.Contains(Nodes, n) {
+		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	}
+	f, d, err := s.current()
+	if err != nil {
+		return err
+	}
+	if up, _ := d.running(n); !up {
+		return fmt.Errorf("node %d of the %s stand is not running", n, f)
+	}
+	if d.paused(n) {
+		return fmt.Errorf("node %d of the %s stand is already paused", n, f)
+	}
+	if err := d.pauseNode(ctx, n); err != nil {
+		return err
+	}
+	s.say("stand: node %d of the %s stand paused (%s): it answers nothing until `make resume-node N=%d`", n, f, pauseHow[f], n)
+	return nil
+}
+
+// ResumeNode lets a paused node n go on.
+func (s *Stand) ResumeNode(ctx context.Context, n int) error {
+	if !slices.Contains(Nodes, n) {
+		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	}
+	f, d, err := s.current()
+	if err != nil {
+		return err
+	}
+	if !d.paused(n) {
+		return fmt.Errorf("node %d of the %s stand is not paused", n, f)
+	}
+	if err := d.resumeNode(ctx, n); err != nil {
+		return err
+	}
+	s.say("stand: node %d of the %s stand resumed", n, f)
+	return nil
+}
+
+var pauseHow = map[Flavor]string{Native: "SIGSTOP", Docker: "docker pause", Embedded: "simulated"}
 
 // Logs writes the recent log of node n (or of the embedded stand) to w.
 func (s *Stand) Logs(n int, w io.Writer) error {

@@ -25,6 +25,7 @@ type NodeStatus struct {
 	ID         int
 	Addr       string
 	Running    bool
+	Paused     bool   // frozen by pause-node
 	Process    string // pid or container when running
 	Registered bool   // listed as a broker in the cluster's metadata
 }
@@ -59,6 +60,7 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 			ID:         n,
 			Addr:       fmt.Sprintf("127.0.0.1:%d", ClientPort(n)),
 			Running:    up,
+			Paused:     up && d.paused(n),
 			Process:    detail,
 			Registered: slices.Contains(brokers, int32(n)),
 		})
@@ -76,7 +78,10 @@ func (st Status) Print(w io.Writer) {
 	t := brewkit.NewTable(w, "NODE", "ADDRESS", "PROCESS", "BROKER")
 	for _, n := range st.Nodes {
 		proc := "stopped"
-		if n.Running {
+		switch {
+		case n.Paused:
+			proc = "PAUSED (make resume-node N=" + fmt.Sprint(n.ID) + "), " + n.Process
+		case n.Running:
 			proc = "running, " + n.Process
 		}
 		reg := "-"

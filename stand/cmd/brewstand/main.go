@@ -28,6 +28,8 @@ verbs:
   status                                    flavor, each node's process, the quorum leader
   stop-node [-kill] N                       stop node N (SIGTERM; -kill for SIGKILL)
   start-node N                              start node N again on its data
+  pause-node N                              freeze node N (SIGSTOP; docker pause; simulated on embedded)
+  resume-node N                             let a paused node N go on
   logs [N]                                  the recent log of node N (default 1)
   reset                                     stop the cluster and wipe its data
   ensure                                    start the embedded stand if no cluster answers
@@ -109,6 +111,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		return s.StartNode(ctx, n)
+	case "pause-node", "resume-node":
+		n, err := nodeArg(args)
+		if err != nil {
+			return err
+		}
+		if verb == "pause-node" {
+			return s.PauseNode(ctx, n)
+		}
+		return s.ResumeNode(ctx, n)
 	case "logs":
 		n := 1
 		if len(args) > 0 {
