@@ -1,0 +1,230 @@
+// Package idempotence shows what the idempotent producer buys. A follower of
+// the partition is paused (a hung broker), so the leader writes each acks=all
+// batch and then waits for that follower until the produce request times out;
+// the producer retries a batch the broker already has. Without idempotence
+// every retry is stored again; with it the broker recognises the producer id
+// and sequence number of a batch it already holds and stores nothing twice.
+package idempotence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/05-acks-durability/lab"
+)
+
+// Config is one run of the demo.
+type Config struct {
+	Records        int           // written while the follower is paused
+	Pause          time.Duration // how long the follower stays paused; under replica.lag.time.max.ms (10 s), so it stays in the ISR
+	RequestTimeout time.Duration // how long the leader may wait for the ISR before answering REQUEST_TIMED_OUT
+}
+
+// Defaults: 100 orders over 4 s, 1 s produce request timeout.
+var Defaults = Config{Records: 100, Pause: 4 * time.Second, RequestTimeout: time.Second}
+
+// Mode is one producer's run.
+type Mode struct {
+	Idempotent bool        `json:"idempotent"`
+	Settings   string      `json:"settings"`
+	Topic      string      `json:"topic"`
+	Paused     int32       `json:"paused_follower"`
+	Acked      int         `json:"acked"`
+	Failed     int         `json:"failed"`
+	Stored     int         `json:"stored"`     // records read back
+	Duplicated int         `json:"duplicated"` // extra copies: stored minus distinct
+	Missing    int         `json:"missing"`    // acknowledged but not read back
+	Batches    []lab.Batch `json:"batches"`
+}
+
+// Result is both runs, idempotence off, then on.
+type Result struct {
+	Simulated bool `json:"simulated"`
+	Off, On   Mode
+}
+
+// Run runs the demo twice on the cluster behind cfg, pausing and resuming
+// followers through nodes.
+func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, c Config, say func(string)) (Result, error) {
+	var res Result
+	cl, _, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	if res.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
+		return res, err
+	}
+	for _, idem := range []bool{false, true} {
+		m, err := runMode(ctx, cfg, cl, nodes, c, idem, say)
+		if err != nil {
+			return res, err
+		}
+		if idem {
+			res.On = m
+		} else {
+			res.Off = m
+		}
+	}
+	return res, nil
+}
+
+func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brewkit.Nodes, c Config, idem bool, say func(string)) (Mode, error) {
+	m := Mode{Idempotent: idem}
+	adm := kadm.NewClient(cl)
+	topic, err := lab.FreshTopic(ctx, adm, "idempotence", 1, nil)
+	if err != nil {
+		return m, err
+	}
+	defer lab.DeleteTopic(ctx, adm, topic)
+	m.Topic = topic
+	leader, followers, err := lab.Replicas(ctx, adm, topic, 0)
+	if err != nil {
+		return m, err
+	}
+	m.Paused = followers[0]
+
+	opts := []kgo.Opt{
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProduceRequestTimeout(c.RequestTimeout),
+		kgo.ProducerLinger(10 * time.Millisecond),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
+	}
+	m.Settings = fmt.Sprintf("acks=all, request timeout %s, retries unlimited, ", c.RequestTimeout)
+	if idem {
+		m.Settings += "idempotent (up to 5 requests in flight)"
+	} else {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+		m.Settings += "not idempotent (1 request in flight)"
+	}
+	prod, err := brewkit.NewClient(cfg, opts...)
+	if err != nil {
+		return m, err
+	}
+	defer prod.Close()
+	// The producer learns the cluster first: a request it sent to the
+	// paused node would wait there.
+	if err := prod.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("warm-up")}).FirstErr(); err != nil {
+		return m, fmt.Errorf("writing to %s: %w", topic, err)
+	}
+
+	say(fmt.Sprintf("%s: partition 0 led by node %d; pausing follower %d for %s", label(idem), leader, m.Paused, c.Pause))
+	if err := nodes.PauseNode(ctx, int(m.Paused)); err != nil {
+		return m, err
+	}
+	resumed := false
+	resume := func() error {
+		if resumed {
+			return nil
+		}
+		resumed = true
+		return nodes.ResumeNode(context.WithoutCancel(ctx), int(m.Paused))
+	}
+	defer resume() //nolint:errcheck // the error is reported on the main path
+
+	run := strconv.FormatUint(uint64(time.Now().UnixNano()%1e9), 36)
+	var mu sync.Mutex
+	var firstErr error
+	every := c.Pause / time.Duration(c.Records+1)
+	for i := 1; i <= c.Records; i++ {
+		if err := sleep(ctx, every); err != nil {
+			return m, err
+		}
+		prod.Produce(ctx, &kgo.Record{Topic: topic, Value: lab.Seq(run, i)}, func(_ *kgo.Record, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				m.Failed++
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			m.Acked++
+		})
+	}
+	if err := sleep(ctx, every); err != nil {
+		return m, err
+	}
+	say(fmt.Sprintf("%s: %d orders sent; resuming node %d", label(idem), c.Records, m.Paused))
+	if err := resume(); err != nil {
+		return m, err
+	}
+	if err := prod.Flush(ctx); err != nil {
+		return m, err
+	}
+	if firstErr != nil && !errors.Is(firstErr, context.Canceled) {
+		say(fmt.Sprintf("%s: %d writes failed, the first with %v", label(idem), m.Failed, firstErr))
+	}
+
+	recs, err := lab.ReadAll(ctx, cfg, adm, topic)
+	if err != nil {
+		return m, err
+	}
+	copies := lab.Copies(recs, run)
+	for _, n := range copies {
+		m.Stored += n
+		m.Duplicated += n - 1
+	}
+	m.Missing = m.Acked - len(copies)
+	if m.Batches, err = lab.Batches(ctx, cl, topic, 0, leader); err != nil {
+		return m, err
+	}
+	m.Batches = m.Batches[1:] // the warm-up
+	say(fmt.Sprintf("%s: %d acknowledged, %d stored, %d duplicated", label(idem), m.Acked, m.Stored, m.Duplicated))
+	return m, nil
+}
+
+func label(idem bool) string {
+	if idem {
+		return "idempotence on "
+	}
+	return "idempotence off"
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// Print writes both runs side by side, then the first batches of each.
+func (r Result) Print(w io.Writer) {
+	t := brewkit.NewTable(w, "IDEMPOTENCE", "ACKED", "FAILED", "STORED", "DUPLICATED", "PRODUCER ID", "BATCHES")
+	for _, m := range []Mode{r.Off, r.On} {
+		pid := "-1 (none)"
+		if len(m.Batches) > 0 && m.Batches[0].ProducerID >= 0 {
+			pid = fmt.Sprint(m.Batches[0].ProducerID)
+		}
+		t.Row(onOff(m.Idempotent), m.Acked, m.Failed, m.Stored, m.Duplicated, pid, len(m.Batches))
+	}
+	t.Flush()
+	for _, m := range []Mode{r.Off, r.On} {
+		fmt.Fprintf(w, "\nidempotence %s (%s), the first batches as stored:\n", onOff(m.Idempotent), m.Settings)
+		t := brewkit.NewTable(w, "OFFSET", "RECORDS", "PRODUCER ID", "EPOCH", "FIRST SEQ")
+		for _, b := range m.Batches[:min(len(m.Batches), 4)] {
+			t.Row(b.BaseOffset, b.Records, b.ProducerID, b.ProducerEpoch, b.FirstSequence)
+		}
+		t.Flush()
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

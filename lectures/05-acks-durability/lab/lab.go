@@ -1,0 +1,197 @@
+// Package lab holds what this lecture's programs share: a fresh topic with
+// its own configs, the replicas of its partition, and reading every record
+// back to count what the broker really stored.
+package lab
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// FreshTopic creates brew.<prefix>.<random> with partitions, RF 3 and the
+// given configs, waits until every partition has a leader, and returns its
+// name. The caller deletes it (DeleteTopic) when done.
+func FreshTopic(ctx context.Context, adm *kadm.Client, prefix string, partitions int32, configs map[string]string) (string, error) {
+	name := fmt.Sprintf("brew.%s.%d", prefix, rand.Uint32()%1e6)
+	cfg := map[string]*string{"retention.ms": ptr(strconv.FormatInt(time.Hour.Milliseconds(), 10))}
+	for k, v := range configs {
+		cfg[k] = ptr(v)
+	}
+	resp, err := adm.CreateTopic(ctx, partitions, 3, cfg, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return "", fmt.Errorf("creating %s: %w", name, err)
+	}
+	return name, brewkit.WaitTopics(ctx, adm, name)
+}
+
+// DeleteTopic deletes a topic this lecture created, whatever ctx has become.
+func DeleteTopic(ctx context.Context, adm *kadm.Client, topic string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	adm.DeleteTopics(ctx, topic) //nolint:errcheck // a leftover demo topic is harmless
+}
+
+func ptr(s string) *string { return &s }
+
+// Replicas returns partition p's leader and its followers, as metadata has them.
+func Replicas(ctx context.Context, adm *kadm.Client, topic string, p int32) (leader int32, followers []int32, err error) {
+	td, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return -1, nil, err
+	}
+	pd, ok := td[topic].Partitions[p]
+	if !ok {
+		return -1, nil, fmt.Errorf("%s has no partition %d", topic, p)
+	}
+	for _, r := range pd.Replicas {
+		if r != pd.Leader {
+			followers = append(followers, r)
+		}
+	}
+	return pd.Leader, followers, nil
+}
+
+// ISR returns partition p's in-sync replicas, as metadata has them.
+func ISR(ctx context.Context, adm *kadm.Client, topic string, p int32) ([]int32, error) {
+	td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), topic)
+	if err != nil {
+		return nil, err
+	}
+	return td[topic].Partitions[p].ISR, nil
+}
+
+// ReadAll reads topic from its start to its current end and returns the
+// records' values, in partition and offset order.
+func ReadAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string) ([]*kgo.Record, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
+	}
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	if len(left) == 0 {
+		return nil, nil
+	}
+	cl, err := brewkit.NewClient(cfg, brewkit.ConsumeErrors(),
+		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var out []*kgo.Record
+	var check brewkit.FetchCheck
+	for len(left) > 0 {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("reading %s back: %w", topic, err)
+		}
+		if err := check.Err(fs); err != nil {
+			return nil, err
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			out = append(out, r)
+			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
+				delete(left, r.Partition)
+			}
+		})
+	}
+	return out, nil
+}
+
+// Seq numbers the records a lecture program writes: "<run>-<n>" in the value
+// lets the read-back count copies of each.
+func Seq(run string, n int) []byte { return []byte(run + "-" + strconv.Itoa(n)) }
+
+// Copies counts the stored copies of each of this run's records.
+func Copies(recs []*kgo.Record, run string) map[string]int {
+	out := map[string]int{}
+	for _, r := range recs {
+		if v := string(r.Value); strings.HasPrefix(v, run+"-") {
+			out[v]++
+		}
+	}
+	return out
+}
+
+// Batch is one record batch as the broker stores it: what an idempotent
+// producer stamps on it, and where it landed.
+type Batch struct {
+	BaseOffset    int64 `json:"base_offset"`
+	Records       int32 `json:"records"`
+	ProducerID    int64 `json:"producer_id"`    // -1: written without idempotence
+	ProducerEpoch int16 `json:"producer_epoch"` // -1 likewise
+	FirstSequence int32 `json:"first_sequence"` // the producer's number for the batch's first record
+}
+
+// Batches reads the record batches of partition p from its leader with a raw
+// Fetch: kgo hands out records, not the batch headers idempotence lives in.
+func Batches(ctx context.Context, cl *kgo.Client, topic string, p, leader int32) ([]Batch, error) {
+	req := kmsg.NewPtrFetchRequest()
+	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = 500, 1, 50<<20
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = topic
+	td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	rt.TopicID = td[topic].ID
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = p, 0, 50<<20
+	rp.CurrentLeaderEpoch, rp.LogStartOffset = -1, -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl.Broker(int(leader)))
+	if err != nil {
+		return nil, fmt.Errorf("fetching the batches of %s-%d: %w", topic, p, err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return nil, fmt.Errorf("fetching the batches of %s-%d: %w", topic, p, err)
+	}
+	var out []Batch
+	for _, t := range resp.Topics {
+		for _, pr := range t.Partitions {
+			if err := kerr.ErrorForCode(pr.ErrorCode); err != nil {
+				return nil, fmt.Errorf("fetching the batches of %s-%d: %w", topic, p, err)
+			}
+			raw := pr.RecordBatches
+			for len(raw) >= 12 {
+				length := int(int32(binary.BigEndian.Uint32(raw[8:12])))
+				if len(raw) < 12+length {
+					break // a partial batch at the end of the response
+				}
+				var b kmsg.RecordBatch
+				if err := b.ReadFrom(raw[:12+length]); err != nil {
+					return nil, fmt.Errorf("decoding a batch of %s-%d: %w", topic, p, err)
+				}
+				raw = raw[12+length:]
+				if b.Attributes&0x20 != 0 {
+					continue // a control batch (transaction marker)
+				}
+				out = append(out, Batch{BaseOffset: b.FirstOffset, Records: b.NumRecords,
+					ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, FirstSequence: b.FirstSequence})
+			}
+		}
+	}
+	return out, nil
+}
