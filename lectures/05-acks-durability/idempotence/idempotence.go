@@ -45,6 +45,13 @@ type Mode struct {
 	Duplicated int         `json:"duplicated"` // extra copies: stored minus distinct
 	Missing    int         `json:"missing"`    // acknowledged but not read back
 	Batches    []lab.Batch `json:"batches"`
+	Copies     []Copies    `json:"copies"` // the orders stored more than once, in order
+}
+
+// Copies is one order stored more than once.
+type Copies struct {
+	Order   int     `json:"order"`
+	Offsets []int64 `json:"offsets"`
 }
 
 // Result is both runs, idempotence off, then on.
@@ -100,12 +107,12 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 		kgo.ProducerLinger(10 * time.Millisecond),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
 	}
-	m.Settings = fmt.Sprintf("acks=all, request timeout %s, retries unlimited, ", c.RequestTimeout)
+	m.Settings = fmt.Sprintf("acks=all, request timeout %s, ", c.RequestTimeout)
 	if idem {
-		m.Settings += "idempotent (up to 5 requests in flight)"
+		m.Settings += "up to 5 requests in flight"
 	} else {
 		opts = append(opts, kgo.DisableIdempotentWrite())
-		m.Settings += "not idempotent (1 request in flight)"
+		m.Settings += "1 request in flight"
 	}
 	prod, err := brewkit.NewClient(cfg, opts...)
 	if err != nil {
@@ -171,12 +178,20 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 	if err != nil {
 		return m, err
 	}
-	copies := lab.Copies(recs, run)
-	for _, n := range copies {
-		m.Stored += n
-		m.Duplicated += n - 1
+	offsets := map[int][]int64{}
+	for _, r := range recs {
+		if n, ok := lab.SeqOf(r.Value, run); ok {
+			offsets[n] = append(offsets[n], r.Offset)
+		}
 	}
-	m.Missing = m.Acked - len(copies)
+	for n := 1; n <= c.Records; n++ {
+		m.Stored += len(offsets[n])
+		if len(offsets[n]) > 1 {
+			m.Duplicated += len(offsets[n]) - 1
+			m.Copies = append(m.Copies, Copies{Order: n, Offsets: offsets[n]})
+		}
+	}
+	m.Missing = m.Acked - len(offsets)
 	if m.Batches, err = lab.Batches(ctx, cl, topic, 0, leader); err != nil {
 		return m, err
 	}
@@ -201,25 +216,30 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Print writes both runs side by side, then the first batches of each.
+// Print writes both runs side by side, the orders stored more than once
+// without idempotence, and the first batches with it.
 func (r Result) Print(w io.Writer) {
-	t := brewkit.NewTable(w, "IDEMPOTENCE", "ACKED", "FAILED", "STORED", "DUPLICATED", "PRODUCER ID", "BATCHES")
+	t := brewkit.NewTable(w, "IDEMPOTENCE", "ACKED", "FAILED", "STORED", "DUPLICATED", "PRODUCER ID")
 	for _, m := range []Mode{r.Off, r.On} {
-		pid := "-1 (none)"
+		pid := "none"
 		if len(m.Batches) > 0 && m.Batches[0].ProducerID >= 0 {
 			pid = fmt.Sprint(m.Batches[0].ProducerID)
 		}
-		t.Row(onOff(m.Idempotent), m.Acked, m.Failed, m.Stored, m.Duplicated, pid, len(m.Batches))
+		t.Row(onOff(m.Idempotent), m.Acked, m.Failed, m.Stored, m.Duplicated, pid)
 	}
 	t.Flush()
-	for _, m := range []Mode{r.Off, r.On} {
-		fmt.Fprintf(w, "\nidempotence %s (%s), the first batches as stored:\n", onOff(m.Idempotent), m.Settings)
-		t := brewkit.NewTable(w, "OFFSET", "RECORDS", "PRODUCER ID", "EPOCH", "FIRST SEQ")
-		for _, b := range m.Batches[:min(len(m.Batches), 4)] {
-			t.Row(b.BaseOffset, b.Records, b.ProducerID, b.ProducerEpoch, b.FirstSequence)
-		}
-		t.Flush()
+	fmt.Fprintf(w, "\nidempotence off (%s): orders stored more than once\n", r.Off.Settings)
+	t = brewkit.NewTable(w, "ORDER", "COPIES", "OFFSETS")
+	for _, c := range r.Off.Copies {
+		t.Row(c.Order, len(c.Offsets), fmt.Sprint(c.Offsets))
 	}
+	t.Flush()
+	fmt.Fprintf(w, "\nidempotence on (%s): the first batches as stored\n", r.On.Settings)
+	t = brewkit.NewTable(w, "OFFSET", "RECORDS", "PRODUCER ID", "EPOCH", "FIRST SEQ")
+	for _, b := range r.On.Batches[:min(len(r.On.Batches), 4)] {
+		t.Row(b.BaseOffset, b.Records, b.ProducerID, b.ProducerEpoch, b.FirstSequence)
+	}
+	t.Flush()
 }
 
 func onOff(b bool) string {

@@ -2,6 +2,7 @@ package idempotence_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,4 +31,7 @@ func TestIdempotenceStopsRetriesFromDuplicating(t *testing.T) {
 	require.Zero(t, res.On.Duplicated, "with idempotence nothing is stored twice")
 	require.Equal(t, int64(-1), res.Off.Batches[0].ProducerID)
 	require.GreaterOrEqual(t, res.On.Batches[0].ProducerID, int64(0))
+	var b strings.Builder
+	res.Print(&b)
+	brewtest.MatchesReadme(t, "../README.md", "idempotence", b.String())
 }

@@ -123,6 +123,16 @@ func ReadAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic st
 // lets the read-back count copies of each.
 func Seq(run string, n int) []byte { return []byte(run + "-" + strconv.Itoa(n)) }
 
+// SeqOf returns n of a value Seq(run, n) made.
+func SeqOf(value []byte, run string) (int, bool) {
+	rest, ok := strings.CutPrefix(string(value), run+"-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil
+}
+
 // Copies counts the stored copies of each of this run's records.
 func Copies(recs []*kgo.Record, run string) map[string]int {
 	out := map[string]int{}

@@ -2,6 +2,7 @@ package lostack_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,9 @@ func TestAcksOneLosesAcknowledgedWrites(t *testing.T) {
 	require.Zero(t, res.All.AckedEarly, "acks=all: nothing acknowledged while the followers hang")
 	require.Zero(t, res.All.Lost, "acks=all: nothing acknowledged is lost")
 	require.Equal(t, lostack.Records, res.All.Acked+res.All.Failed)
+	var b strings.Builder
+	res.Print(&b)
+	brewtest.MatchesReadme(t, "../README.md", "lost-ack", b.String())
 }
 
 func TestSimulationSaysItCannot(t *testing.T) {

@@ -19,7 +19,8 @@ import (
 // vary is one of:
 //
 //   - a column header of the block's table (ROLE, LAG, "MAX LAG"): the field in
-//     that column, in every row of the table, may be anything;
+//     that column, in every row of the table, may be anything; COLUMN@first
+//     limits it to the rows whose first field is first (DUPLICATED@off);
 //   - a label (RaftLeader:, records=, after, ->): the number or the list of
 //     numbers ([1 2]) right after it on a line may be any;
 //   - either, with a range the lesson depends on: "LAG 0..2000", "lost 0..0";
@@ -235,11 +236,17 @@ func splitKinds(vary []string) (ks []func(string) string, items []varyItem) {
 }
 
 type varyItem struct {
-	name         string
+	name         string // as declared: a label, a column, or COLUMN@row
 	ranged       bool
 	lo, hi       float64
 	rangeLiteral string
 }
+
+// column is the item's column name: COLUMN of COLUMN@row.
+func (it varyItem) column() string { c, _, _ := strings.Cut(it.name, "@"); return c }
+
+// row is the first field of the rows COLUMN@row applies to; "" for all rows.
+func (it varyItem) row() string { _, r, _ := strings.Cut(it.name, "@"); return r }
 
 var rangeRe = regexp.MustCompile(`^(.*\S)\s+(\d+(?:\.\d+)?)\.\.(\d+(?:\.\d+)?)$`)
 
@@ -324,9 +331,20 @@ func linePatterns(lines []string, items []varyItem) ([]linePattern, error) {
 }
 
 type column struct {
-	name  string
-	start int // rune offset
-	vary  *varyItem
+	name   string
+	start  int         // rune offset
+	varies []*varyItem // the items naming this column, each for all rows or one
+}
+
+// vary returns the item that makes this column vary in a row whose first
+// field is first, or nil.
+func (c column) vary(first string) *varyItem {
+	for _, it := range c.varies {
+		if it.row() == "" || it.row() == first {
+			return it
+		}
+	}
+	return nil
 }
 
 // headerColumns returns the columns of l when it is a table header that
@@ -337,9 +355,9 @@ func headerColumns(l string, items []varyItem, used map[string]bool) []column {
 	for _, f := range fields(l) {
 		c := column{name: f.text, start: f.start}
 		for i := range items {
-			if items[i].name == f.text {
-				c.vary = &items[i]
-				used[f.text] = true
+			if items[i].column() == f.text {
+				c.varies = append(c.varies, &items[i])
+				used[items[i].name] = true
 				varies = true
 			}
 		}
@@ -384,7 +402,8 @@ func writeRow(b *strings.Builder, p *linePattern, l string, cols []column, items
 	if lead := len(l) - len(strings.TrimLeft(l, " ")); lead > 0 {
 		b.WriteString(" +")
 	}
-	for i, f := range fields(l) {
+	fs := fields(l)
+	for i, f := range fs {
 		if i > 0 {
 			b.WriteString(" +")
 		}
@@ -394,15 +413,16 @@ func writeRow(b *strings.Builder, p *linePattern, l string, cols []column, items
 				col = c
 			}
 		}
+		it := col.vary(fs[0].text)
 		switch {
-		case col.vary == nil:
+		case it == nil:
 			writeTokens(b, p, f.text, items, used)
-		case col.vary.ranged:
+		case it.ranged:
 			b.WriteString(anyNumber)
-			p.ranges = append(p.ranges, *col.vary)
+			p.ranges = append(p.ranges, *it)
 		default:
 			b.WriteString("(.+?)")
-			p.ranges = append(p.ranges, *col.vary)
+			p.ranges = append(p.ranges, *it)
 		}
 	}
 }
@@ -514,7 +534,7 @@ func namesColumn(head string, items []varyItem) bool {
 	}
 	for _, f := range fields(head) {
 		for _, it := range items {
-			if f.text == it.name {
+			if f.text == it.column() {
 				return true
 			}
 		}

@@ -121,3 +121,18 @@ func TestListsAfterALabel(t *testing.T) {
 		t.Error("a list before the label is literal")
 	}
 }
+
+func TestColumnForOneRow(t *testing.T) {
+	b := Block{Name: "r", Text: "MODE  STORED  DUPLICATED\noff   103     3\non    100     0\n", Vary: []string{"STORED@off", "DUPLICATED@off 1..1000"}}
+	if err := b.Match("MODE  STORED  DUPLICATED\noff   120     20\non    100     0\n"); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{
+		"MODE  STORED  DUPLICATED\noff   100     0\non    100     0\n",
+		"MODE  STORED  DUPLICATED\noff   103     3\non    101     1\n",
+	} {
+		if b.Match(bad) == nil {
+			t.Errorf("should not match:\n%s", bad)
+		}
+	}
+}

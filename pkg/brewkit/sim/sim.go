@@ -9,7 +9,9 @@
 //   - StopNode closes a node's listener and its open connections, so clients see
 //     it go away; partition leaders move to the live nodes.
 //   - acks=all produce requests fail with NOT_ENOUGH_REPLICAS while fewer nodes
-//     are up than min.insync.replicas (2).
+//     are up than min.insync.replicas (2, or the topic's own).
+//   - a topic's max.message.bytes is enforced (MESSAGE_TOO_LARGE).
+//   - PauseNode stalls a node's requests until ResumeNode.
 //
 // What it cannot simulate (real Raft elections, replica fetching, ISR lag,
 // offline replicas, retention and compaction timing) is listed in stand/README.md.
@@ -62,6 +64,10 @@ type Cluster struct {
 	lastSeen    map[int32]time.Time
 	apiKeys     []kmsg.ApiVersionsResponseApiKey
 	paused      map[int32]*pause
+	maxMessage  map[string]int // topics' max.message.bytes, which kfake does not enforce
+	minISR      map[string]int // topics' own min.insync.replicas
+	topicNames  map[[16]byte]string
+	lookup      *kgo.Client // asks the cluster for topic ids, outside the control functions
 }
 
 // pause is one simulated pause of a node: its requests wait for resumed.
@@ -110,6 +116,9 @@ func New(opts Options) (*Cluster, error) {
 		hw:          1,
 		lastSeen:    map[int32]time.Time{},
 		paused:      map[int32]*pause{},
+		maxMessage:  map[string]int{},
+		minISR:      map[string]int{},
+		topicNames:  map[[16]byte]string{},
 	}
 	for i, n := range Voters {
 		_, p, _ := net.SplitHostPort(addrs[i+1])
@@ -122,12 +131,19 @@ func New(opts Options) (*Cluster, error) {
 	c.kf.ControlKey(int16(kmsg.ApiVersions), c.apiVersions)
 	c.kf.ControlKey(int16(kmsg.DescribeQuorum), c.describeQuorum)
 	c.kf.ControlKey(int16(kmsg.Produce), c.produce)
+	c.kf.ControlKey(int16(kmsg.CreateTopics), c.noteTopicConfigs)
+	c.kf.ControlKey(int16(kmsg.IncrementalAlterConfigs), c.noteAlteredConfigs)
 	c.kf.Control(c.stall)
 	return c, nil
 }
 
 // Close stops the cluster, saving its data when it has a DataDir.
-func (c *Cluster) Close() { c.kf.Close() }
+func (c *Cluster) Close() {
+	if c.lookup != nil {
+		c.lookup.Close()
+	}
+	c.kf.Close()
+}
 
 // Addrs returns host:port of nodes 1, 2 and 3, stopped ones included.
 func (c *Cluster) Addrs() []string {
@@ -297,11 +313,17 @@ func (c *Cluster) produce(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	c.kf.KeepControl()
 	c.stallIfPaused()
 	req := kreq.(*kmsg.ProduceRequest)
+	c.resolveTopicIDs(req)
+	c.refuseTooLarge(req)
 	if req.Acks != -1 {
 		return nil, nil, false
 	}
 	leader := c.kf.CurrentNode()
 	c.mu.Lock()
+	required := MinInsyncReplicas // the broker-wide value, or a topic's own
+	for _, t := range req.Topics {
+		required = max(required, c.minISR[c.nameLocked(t.Topic, t.TopicID)])
+	}
 	inSync := 0
 	var lagging *pause // a paused follower still in the ISR
 	for n, up := range c.up {
@@ -318,7 +340,7 @@ func (c *Cluster) produce(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		}
 	}
 	c.mu.Unlock()
-	if lagging != nil && inSync >= MinInsyncReplicas {
+	if lagging != nil && inSync >= required {
 		// The leader writes, then waits for the paused follower; the request
 		// times out first unless the follower leaves the ISR (or resumes).
 		timedOut := false
@@ -338,7 +360,7 @@ func (c *Cluster) produce(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		}
 		return nil, nil, false
 	}
-	if inSync >= MinInsyncReplicas {
+	if inSync >= required {
 		return nil, nil, false
 	}
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
@@ -521,4 +543,128 @@ func (c *Cluster) stallIfPaused() {
 // LeaderOf returns the node that leads topic's partition.
 func (c *Cluster) LeaderOf(topic string, partition int32) int32 {
 	return c.kf.LeaderFor(topic, partition)
+}
+
+// noteTopicConfigs and noteAlteredConfigs watch topic configs go by (they
+// answer nothing) to learn each topic's max.message.bytes.
+func (c *Cluster) noteTopicConfigs(kreq kmsg.Request) (kmsg.Response, error, bool) {
+	c.kf.KeepControl()
+	for _, t := range kreq.(*kmsg.CreateTopicsRequest).Topics {
+		for _, cf := range t.Configs {
+			c.noteMaxMessage(t.Topic, cf.Name, cf.Value)
+		}
+	}
+	return nil, nil, false
+}
+
+func (c *Cluster) noteAlteredConfigs(kreq kmsg.Request) (kmsg.Response, error, bool) {
+	c.kf.KeepControl()
+	for _, r := range kreq.(*kmsg.IncrementalAlterConfigsRequest).Resources {
+		if r.ResourceType == kmsg.ConfigResourceTypeTopic {
+			for _, cf := range r.Configs {
+				c.noteMaxMessage(r.ResourceName, cf.Name, cf.Value)
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+func (c *Cluster) noteMaxMessage(topic, name string, value *string) {
+	if value == nil {
+		return
+	}
+	n, err := strconv.Atoi(*value)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch name {
+	case "max.message.bytes":
+		c.maxMessage[topic] = n
+	case "min.insync.replicas":
+		c.minISR[topic] = n
+	}
+}
+
+// refuseTooLarge fails, with MESSAGE_TOO_LARGE, each partition of a produce
+// request whose batch is bigger than its topic's max.message.bytes, as a
+// broker does; the other partitions are written.
+func (c *Cluster) refuseTooLarge(req *kmsg.ProduceRequest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range req.Topics {
+		limit, ok := c.maxMessage[c.nameLocked(t.Topic, t.TopicID)]
+		if !ok {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if len(p.Records) > limit {
+				c.kf.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: t.Topic, Partitions: []int32{p.Partition},
+					Err: kerr.MessageTooLarge, When: func(r kmsg.Request) bool { return r == kmsg.Request(req) }})
+			}
+		}
+	}
+}
+
+// nameLocked returns a produce request topic's name: newer requests carry only
+// the topic id.
+func (c *Cluster) nameLocked(name string, id [16]byte) string {
+	if name != "" {
+		return name
+	}
+	return c.topicNames[id]
+}
+
+// resolveTopicIDs learns the names of the request's topic ids, when some
+// topic has configs the simulation enforces and an id is not known yet. It
+// asks the cluster from outside the control function (SleepControl lets the
+// cluster answer meanwhile).
+func (c *Cluster) resolveTopicIDs(req *kmsg.ProduceRequest) {
+	c.mu.Lock()
+	unknown := false
+	for _, t := range req.Topics {
+		if t.Topic == "" && c.topicNames[t.TopicID] == "" {
+			unknown = true
+		}
+	}
+	var names []string
+	for n := range c.maxMessage {
+		names = append(names, n)
+	}
+	for n := range c.minISR {
+		names = append(names, n)
+	}
+	c.mu.Unlock()
+	if !unknown || len(names) == 0 {
+		return
+	}
+	c.kf.SleepControl(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if c.lookup == nil {
+			cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))
+			if err != nil {
+				return
+			}
+			c.lookup = cl
+		}
+		mreq := kmsg.NewPtrMetadataRequest()
+		for _, n := range names {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(n)
+			mreq.Topics = append(mreq.Topics, rt)
+		}
+		resp, err := mreq.RequestWith(ctx, c.lookup)
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, t := range resp.Topics {
+			if t.Topic != nil && t.ErrorCode == 0 {
+				c.topicNames[t.TopicID] = *t.Topic
+			}
+		}
+	})
 }
