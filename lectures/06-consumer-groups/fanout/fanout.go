@@ -1,0 +1,247 @@
+// Package fanout shows what a consumer group is for. Two groups read one
+// topic: notifications with one member and analytics with two. Each group
+// sees every order; the two analytics members split the partitions, and so
+// the orders. Then a group with more members than partitions leaves one idle.
+package fanout
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/06-consumer-groups/groups"
+)
+
+// Config is the run.
+type Config struct {
+	Orders     int
+	Partitions int32
+	Protocol   groups.Protocol
+}
+
+// Defaults: 600 orders on 6 partitions, franz-go's default protocol.
+var Defaults = Config{Orders: 600, Partitions: 6, Protocol: groups.Cooperative}
+
+// Member is what one member ended with.
+type Member struct {
+	Group      string  `json:"group"`
+	Partitions []int32 `json:"partitions"`
+	Read       int     `json:"read"`
+}
+
+// Result is the fan-out and the idle member.
+type Result struct {
+	Topic      string   `json:"topic"`
+	Partitions int32    `json:"partitions"`
+	Orders     int      `json:"orders"`
+	Members    []Member `json:"members"`
+	IdleTopic  string   `json:"idle_topic"`
+	Idle       []Member `json:"idle_group"` // four members on three partitions
+}
+
+// Run writes the orders and lets the groups read them.
+func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
+	res := Result{Orders: c.Orders, Partitions: c.Partitions}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	run := rand.Uint32() % 1e6
+	res.Topic = fmt.Sprintf("brew.fanout.%d", run)
+	res.IdleTopic = fmt.Sprintf("brew.fanout-idle.%d", run)
+	if _, err := brewkit.EnsureTopics(ctx, adm,
+		brewkit.Topic{Name: res.Topic, Partitions: c.Partitions, RF: 3, Retention: time.Hour},
+		brewkit.Topic{Name: res.IdleTopic, Partitions: 3, RF: 3, Retention: time.Hour}); err != nil {
+		return res, err
+	}
+	defer adm.DeleteTopics(context.WithoutCancel(ctx), res.Topic, res.IdleTopic) //nolint:errcheck // leftovers are harmless
+
+	// The orders are written once every member owns partitions, so that
+	// the split is the groups' doing, not who joined first.
+	produce := func() error {
+		var recs []*kgo.Record
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := 1; i <= c.Orders; i++ {
+			recs = append(recs, brewkit.NewOrder(rng, int64(i), time.Now()).Record(res.Topic))
+		}
+		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+			return fmt.Errorf("writing to %s: %w", res.Topic, err)
+		}
+		return nil
+	}
+	res.Members, err = read(ctx, cfg, c.Protocol, res.Topic, int(c.Partitions), c.Orders, []string{"notifications", "analytics", "analytics"}, fmt.Sprintf("brew.fanout.%d", run), produce)
+	if err != nil {
+		return res, err
+	}
+	res.Idle, err = read(ctx, cfg, c.Protocol, res.IdleTopic, 3, 0, []string{"baristas", "baristas", "baristas", "baristas"}, fmt.Sprintf("brew.fanout.%d", run), nil)
+	return res, err
+}
+
+// read runs one member per entry of groupOf (the group it belongs to); once
+// every partition of the topic is owned in every group, and by every member
+// where there are enough partitions, it calls produce, then waits until every
+// group has read want records. It returns what each member got.
+func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic string, partitions, want int, groupOf []string, prefix string, produce func() error) ([]Member, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	members := make([]Member, len(groupOf))
+	assigned := make([][]int32, len(groupOf))
+	errs := make(chan error, len(groupOf))
+	var wg sync.WaitGroup
+	for i, g := range groupOf {
+		members[i].Group = g
+		m := groups.Member{Name: fmt.Sprint(i), Group: prefix + "." + g, Topic: topic, Protocol: p}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- m.Run(ctx, cfg, func(e groups.Event) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch e.Kind {
+				case "assigned":
+					assigned[i] = union(assigned[i], e.Partitions)
+				case "revoked", "lost":
+					assigned[i] = slices.DeleteFunc(assigned[i], func(p int32) bool { return slices.Contains(e.Partitions, p) })
+				case "processed":
+					members[i].Read++
+				}
+			})
+		}()
+	}
+	settled := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if want == 0 {
+			return idleSettled(assigned)
+		}
+		owned := map[string]int{}
+		for i, m := range members {
+			if len(assigned[i]) == 0 {
+				return false // every member owns partitions before the orders come
+			}
+			owned[m.Group] += len(assigned[i])
+		}
+		for _, n := range owned {
+			if n != partitions {
+				return false
+			}
+		}
+		return true
+	}
+	done := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		read := map[string]int{}
+		for _, m := range members {
+			read[m.Group] += m.Read
+		}
+		for _, n := range read {
+			if n < want {
+				return false
+			}
+		}
+		return true
+	}
+	err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled)
+	if err == nil && produce != nil {
+		err = produce()
+	}
+	if err == nil {
+		err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, done)
+	}
+	mu.Lock() // what each member owns now, before leaving revokes it all
+	for i := range members {
+		members[i].Partitions = slices.Clone(assigned[i])
+	}
+	mu.Unlock()
+	cancel()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		if e != nil && ctx.Err() == nil {
+			return nil, e
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the groups did not finish reading %s: %w", topic, err)
+	}
+	// Within a group, list members by their first partition: which member
+	// got which is the group's choice.
+	slices.SortStableFunc(members, func(a, b Member) int {
+		if c := cmp.Compare(order(a.Group), order(b.Group)); c != 0 {
+			return c
+		}
+		return cmp.Compare(first(a.Partitions), first(b.Partitions))
+	})
+	return members, nil
+}
+
+// idleSettled: three members own one partition each, one owns none.
+func idleSettled(assigned [][]int32) bool {
+	ones, none := 0, 0
+	for _, a := range assigned {
+		switch len(a) {
+		case 0:
+			none++
+		case 1:
+			ones++
+		}
+	}
+	return ones == 3 && none == 1
+}
+
+func union(a, b []int32) []int32 {
+	for _, p := range b {
+		if !slices.Contains(a, p) {
+			a = append(a, p)
+		}
+	}
+	slices.Sort(a)
+	return a
+}
+
+func first(ps []int32) int32 {
+	if len(ps) == 0 {
+		return 1 << 30 // idle members last
+	}
+	return ps[0]
+}
+
+func order(g string) int { return map[string]int{"notifications": 0, "analytics": 1, "baristas": 2}[g] }
+
+// Print writes the result as the README shows it.
+func (r Result) Print(w io.Writer) {
+	fmt.Fprintf(w, "%d orders in %s, %d partitions, read by two groups:\n\n", r.Orders, r.Topic, r.Partitions)
+	t := brewkit.NewTable(w, "GROUP", "MEMBER", "PARTITIONS", "READ")
+	reads := map[string]int{}
+	nth := map[string]int{}
+	for _, m := range r.Members {
+		reads[m.Group] += m.Read
+		nth[m.Group]++
+		t.Row(m.Group, nth[m.Group], fmt.Sprint(m.Partitions), m.Read)
+	}
+	t.Flush()
+	fmt.Fprintf(w, "\nnotifications read %d of %d, analytics %d of %d: each group sees every order;\n", reads["notifications"], r.Orders, reads["analytics"], r.Orders)
+	fmt.Fprintf(w, "the two analytics members split them by partition.\n")
+	fmt.Fprintf(w, "\n4 members of group baristas on %s, 3 partitions:\n\n", r.IdleTopic)
+	t = brewkit.NewTable(w, "MEMBER", "PARTITIONS", "STATE")
+	for i, m := range r.Idle {
+		state := "busy"
+		if len(m.Partitions) == 0 {
+			state = "idle: more members than partitions (lecture 08: share groups)"
+		}
+		t.Row(i+1, fmt.Sprint(m.Partitions), state)
+	}
+	t.Flush()
+}

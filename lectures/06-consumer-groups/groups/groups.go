@@ -1,0 +1,166 @@
+// Package groups runs consumer group members and reports what happens to
+// them: the partitions each is assigned, revoked or loses, and every record
+// it processes, each with a timestamp. The lecture's programs are built on it.
+package groups
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Protocol is how a group shares its topic's partitions.
+type Protocol string
+
+// The three ways Kafka 4.2 can run a consumer group.
+const (
+	// Eager: the classic protocol with the range assignor: every rebalance
+	// revokes every partition from every member, then hands them out again.
+	Eager Protocol = "eager"
+	// Cooperative: the classic protocol with cooperative-sticky (franz-go's
+	// default): only the partitions that move are revoked.
+	Cooperative Protocol = "cooperative"
+	// Consumer: KIP-848's consumer protocol: the broker's group coordinator
+	// assigns partitions and members reconcile incrementally.
+	Consumer Protocol = "consumer"
+)
+
+// Protocols lists them in the lecture's order.
+var Protocols = []Protocol{Eager, Cooperative, Consumer}
+
+// ParseProtocol accepts eager, cooperative and consumer.
+func ParseProtocol(s string) (Protocol, error) {
+	p := Protocol(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(Protocols, p) {
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown protocol %q: use eager, cooperative or consumer", s)
+}
+
+// SessionTimeout is how long the coordinator waits for a silent member of a
+// classic group before it rebalances without it (the broker's
+// group.min.session.timeout.ms is 6 s).
+const SessionTimeout = 6 * time.Second
+
+// Opts are the kgo options that pick the protocol.
+func (p Protocol) Opts() []kgo.Opt {
+	switch p {
+	case Eager:
+		return []kgo.Opt{kgo.Balancers(kgo.RangeBalancer()), kgo.SessionTimeout(SessionTimeout), kgo.HeartbeatInterval(time.Second)}
+	case Consumer:
+		// The broker assigns; franz-go asks for its "uniform" (sticky)
+		// assignor. Session timeout and heartbeat are the broker's here.
+		return []kgo.Opt{kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer()}
+	}
+	return []kgo.Opt{kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.SessionTimeout(SessionTimeout), kgo.HeartbeatInterval(time.Second)}
+}
+
+// Event is something that happened to a member.
+type Event struct {
+	At         time.Time `json:"at"`
+	Member     string    `json:"member"`
+	Kind       string    `json:"kind"` // assigned, revoked, lost, processed
+	Partitions []int32   `json:"partitions,omitempty"`
+	Partition  int32     `json:"partition,omitempty"`
+	Offset     int64     `json:"offset,omitempty"`
+	// Generation is the classic group's generation, or the member epoch
+	// under the consumer protocol, when the event happened.
+	Generation int32  `json:"generation"`
+	MemberID   string `json:"member_id,omitempty"`
+}
+
+func (e Event) String() string {
+	at := e.At.Format("15:04:05.000")
+	switch e.Kind {
+	case "processed":
+		return fmt.Sprintf("%s  %-8s processed p%d@%d", at, e.Member, e.Partition, e.Offset)
+	}
+	return fmt.Sprintf("%s  %-8s %-8s %v  (generation %d)", at, e.Member, e.Kind, e.Partitions, e.Generation)
+}
+
+// Member is one group member to run.
+type Member struct {
+	Name       string
+	Group      string
+	Topic      string
+	Protocol   Protocol
+	Work       time.Duration // time per record
+	InstanceID string        // group.instance.id: a static member
+}
+
+// Run consumes as the member until ctx ends, committing what it processed,
+// and reports each assignment, revocation, loss and processed record to emit
+// (from the client's goroutines: emit must be safe for that).
+func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) error {
+	var cl *kgo.Client
+	var mu sync.Mutex
+	event := func(kind string, parts map[string][]int32) {
+		if len(parts[m.Topic]) == 0 {
+			return // kgo also calls with nothing for this member
+		}
+		mu.Lock()
+		c := cl
+		mu.Unlock()
+		e := Event{At: time.Now(), Member: m.Name, Kind: kind, Partitions: slices.Sorted(slices.Values(parts[m.Topic]))}
+		if c != nil {
+			e.MemberID, e.Generation = c.GroupMetadata()
+		}
+		emit(e)
+	}
+	opts := append(m.Protocol.Opts(),
+		kgo.ConsumerGroup(m.Group),
+		kgo.ConsumeTopics(m.Topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.AutoCommitMarks(), // commit only what was processed; also on revoke
+		kgo.AutoCommitInterval(500*time.Millisecond),
+		// No rebalance while a poll's records are processed: a partition is
+		// revoked only between polls, after its records are done and marked.
+		kgo.BlockRebalanceOnPoll(),
+		brewkit.ConsumeErrors(),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, p map[string][]int32) { event("assigned", p) }),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, c *kgo.Client, p map[string][]int32) {
+			event("revoked", p)
+			c.CommitMarkedOffsets(ctx) //nolint:errcheck // the next owner re-reads what is not committed
+		}),
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, p map[string][]int32) { event("lost", p) }),
+	)
+	if m.InstanceID != "" {
+		opts = append(opts, kgo.InstanceID(m.InstanceID))
+	}
+	c, err := brewkit.NewClient(cfg, opts...)
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	cl = c
+	mu.Unlock()
+	defer c.Close() // leaves the group (a static member does not)
+	var check brewkit.FetchCheck
+	for ctx.Err() == nil {
+		fs := c.PollRecords(ctx, 20) // a bounded batch: a rebalance waits for it
+		if err := check.Err(fs); err != nil {
+			return err
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if ctx.Err() != nil {
+				return
+			}
+			time.Sleep(m.Work)
+			_, gen := c.GroupMetadata()
+			emit(Event{At: time.Now(), Member: m.Name, Kind: "processed", Partition: r.Partition, Offset: r.Offset, Generation: gen})
+			c.MarkCommitRecords(r)
+		})
+		c.AllowRebalance()
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.CommitMarkedOffsets(cctx) //nolint:errcheck // best effort on the way out
+	return nil
+}
