@@ -31,6 +31,8 @@ var contract = map[string]string{
 var shared = []string{
 	"num.partitions", "offsets.topic.num.partitions", "transaction.state.log.num.partitions",
 	"log.retention.check.interval.ms", "log.cleaner.backoff.ms", "replica.lag.time.max.ms",
+	"group.consumer.min.session.timeout.ms", "group.consumer.session.timeout.ms",
+	"group.consumer.min.heartbeat.interval.ms", "group.consumer.heartbeat.interval.ms",
 }
 
 type compose struct {

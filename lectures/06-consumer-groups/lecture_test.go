@@ -15,6 +15,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 	for _, args := range [][]string{
 		{"cmd/fanout", "-protocol", "sticky"},
 		{"cmd/member", "-protocol", "sticky"},
+		{"cmd/rebalance-timeline", "-settle", "0s"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

@@ -94,6 +94,9 @@ func New(opts Options) (*Cluster, error) {
 			"min.insync.replicas":        strconv.Itoa(MinInsyncReplicas),
 			// Retention and compaction run every second, like the stands' cleaner.
 			"log.cleaner.backoff.ms": "1000",
+			// KIP-848 groups notice a silent member after 6 s, as on the stands.
+			"group.consumer.session.timeout.ms":    "6000",
+			"group.consumer.heartbeat.interval.ms": "1000",
 		}),
 	}
 	if opts.DataDir != "" {
