@@ -159,6 +159,7 @@ type Refusal struct {
 	Stopped   int    `json:"stopped"`
 	AcksAll   string `json:"acks_all"`
 	AcksOne   string `json:"acks_one"`
+	AcksAll2  string `json:"acks_all_min_isr_2"` // acks=all again after min.insync.replicas goes back to 2
 	Simulated bool   `json:"simulated"`
 }
 
@@ -206,6 +207,13 @@ func Refuse(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say fu
 	say("acks=all  " + r.AcksAll)
 	r.AcksOne = try(ctx, cfg, r.Topic, kgo.LeaderAck())
 	say("acks=1    " + r.AcksOne)
+	two := "2"
+	if _, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "min.insync.replicas", Value: &two}}, r.Topic); err != nil {
+		return r, fmt.Errorf("setting min.insync.replicas=2 on %s: %w", r.Topic, err)
+	}
+	r.AcksAll2 = try(ctx, cfg, r.Topic, kgo.AllISRAcks())
+	say("min.insync.replicas=2, the same node still down:")
+	say("acks=all  " + r.AcksAll2)
 	say(fmt.Sprintf("starting node %d", r.Stopped))
 	return r, nodes.StartNode(ctx, r.Stopped)
 }

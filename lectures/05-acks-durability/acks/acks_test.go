@@ -48,5 +48,6 @@ func TestMinISRRefusesAcksAll(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, r.AcksAll, "NOT_ENOUGH_REPLICAS")
 	require.Contains(t, r.AcksOne, "written at offset")
+	require.Contains(t, r.AcksAll2, "written at offset", "with min ISR 2, acks=all writes with one node down")
 	brewtest.MatchesReadme(t, "../README.md", "acks-refuse", brewtest.WithoutSimNote(out.String()))
 }

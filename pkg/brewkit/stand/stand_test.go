@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +74,16 @@ func TestTail(t *testing.T) {
 	got, err := tail(p, 2)
 	require.NoError(t, err)
 	require.Equal(t, "b\nc\n", got)
+}
+
+// make status names a paused node and how to resume it.
+func TestStatusShowsAPausedNode(t *testing.T) {
+	st := Status{Flavor: Native, Leader: 1, Nodes: []NodeStatus{
+		{ID: 1, Addr: "127.0.0.1:19092", Running: true, Process: "pid 10", Registered: true},
+		{ID: 2, Addr: "127.0.0.1:19093", Running: true, Paused: true, Process: "pid 11", Registered: true},
+	}}
+	var b strings.Builder
+	st.Print(&b)
+	require.Contains(t, b.String(), "PAUSED (make resume-node N=2), pid 11")
+	require.Contains(t, b.String(), "running, pid 10")
 }
