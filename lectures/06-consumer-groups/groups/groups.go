@@ -164,3 +164,26 @@ func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) e
 	c.CommitMarkedOffsets(cctx) //nolint:errcheck // best effort on the way out
 	return nil
 }
+
+// Owned replays the assignment events of member: the partitions it owns
+// after them.
+func Owned(events []Event, member string) []int32 {
+	var own []int32
+	for _, e := range events {
+		if e.Member != member {
+			continue
+		}
+		switch e.Kind {
+		case "assigned":
+			for _, p := range e.Partitions {
+				if !slices.Contains(own, p) {
+					own = append(own, p)
+				}
+			}
+		case "revoked", "lost":
+			own = slices.DeleteFunc(own, func(p int32) bool { return slices.Contains(e.Partitions, p) })
+		}
+	}
+	slices.Sort(own)
+	return own
+}

@@ -1,0 +1,166 @@
+// Package static shows static membership (group.instance.id). A member that
+// restarts within the session timeout under the same instance id gets its
+// partitions back and nobody else notices: no rebalance, no new generation.
+// The same restart without an instance id makes the member leave and rejoin,
+// and the group rebalances twice.
+package static
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/06-consumer-groups/groups"
+)
+
+// Restart is one member's restart, static or not.
+type Restart struct {
+	Static        bool          `json:"static"`
+	Down          time.Duration `json:"down"` // from the member's stop to its start again
+	GenBefore     int32         `json:"generation_before"`
+	GenAfter      int32         `json:"generation_after"`
+	Before, After []int32       `json:"-"`           // the restarted member's partitions
+	OtherMoves    int           `json:"other_moves"` // assignments and revocations the other member saw
+}
+
+// Result is both restarts.
+type Result struct {
+	Static, Dynamic Restart
+}
+
+// Run restarts a member of a two-member group, with and without an instance id.
+func Run(ctx context.Context, cfg brewkit.Config, say func(string)) (Result, error) {
+	var res Result
+	var err error
+	if res.Static, err = restart(ctx, cfg, true, say); err != nil {
+		return res, err
+	}
+	res.Dynamic, err = restart(ctx, cfg, false, say)
+	return res, err
+}
+
+func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(string)) (Restart, error) {
+	r := Restart{Static: static}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return r, err
+	}
+	defer cl.Close()
+	run := rand.Uint32() % 1e6
+	topic := fmt.Sprintf("brew.static.%d", run)
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: 6, RF: 3, Retention: time.Hour}); err != nil {
+		return r, err
+	}
+	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+
+	var mu sync.Mutex
+	var events []groups.Event
+	emit := func(e groups.Event) {
+		if e.Kind != "processed" {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		}
+	}
+	snapshot := func() []groups.Event { mu.Lock(); defer mu.Unlock(); return slices.Clone(events) }
+	member := func(name string) groups.Member {
+		m := groups.Member{Name: name, Group: topic, Topic: topic, Protocol: groups.Cooperative}
+		if static {
+			m.InstanceID = "brew-kitchen-" + name
+		}
+		return m
+	}
+	runMember := func(m groups.Member) (stop func()) {
+		mctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); m.Run(mctx, cfg, emit) }() //nolint:errcheck // the events tell
+		return func() { cancel(); <-done }
+	}
+	owns := func(name string) []int32 { return groups.Owned(snapshot(), name) }
+	settled := func() bool { return len(owns("a")) == 3 && len(owns("b")) == 3 }
+
+	stopB := runMember(member("b"))
+	defer stopB()
+	stopA := runMember(member("a"))
+	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled); err != nil {
+		stopA()
+		return r, fmt.Errorf("a and b did not share the partitions: %w", err)
+	}
+	time.Sleep(time.Second) // a settled group
+	r.Before = owns("a")
+	r.GenBefore = lastGeneration(snapshot(), "b")
+	mark := len(snapshot())
+
+	kind := map[bool]string{true: "static (group.instance.id)", false: "dynamic"}[static]
+	say(fmt.Sprintf("%s: restarting member a, which owns %v", kind, r.Before))
+	stopped := time.Now()
+	stopA()
+	if err := sleep(ctx, RestartTime); err != nil { // a process restart takes a moment
+		return r, err
+	}
+	stopA = runMember(member("a"))
+	defer func() { stopA() }()
+	r.Down = time.Since(stopped)
+	err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {
+		ev := snapshot()
+		return settled() && lastGeneration(ev, "a") >= r.GenBefore && len(ev) > mark
+	})
+	if err != nil {
+		return r, fmt.Errorf("a did not get partitions back: %w", err)
+	}
+	time.Sleep(SessionSettle) // anything the coordinator would still do
+	ev := snapshot()
+	r.After = owns("a")
+	r.GenAfter = lastGeneration(ev, "a")
+	for _, e := range ev[mark:] {
+		if e.Member == "b" {
+			r.OtherMoves++
+		}
+	}
+	say(fmt.Sprintf("%s: a back with %v; generation %d -> %d; member b saw %d assignment changes", kind, r.After, r.GenBefore, r.GenAfter, r.OtherMoves))
+	return r, nil
+}
+
+// RestartTime is how long member a is away: well within the 6 s session timeout.
+const RestartTime = 2 * time.Second
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// SessionSettle is how long the demo watches after the restart.
+const SessionSettle = 2 * time.Second
+
+func lastGeneration(ev []groups.Event, name string) int32 {
+	var g int32
+	for _, e := range ev {
+		if e.Member == name && e.Generation > g {
+			g = e.Generation
+		}
+	}
+	return g
+}
+
+// Print writes both restarts.
+func (r Result) Print(w io.Writer) {
+	t := brewkit.NewTable(w, "MEMBER A", "PARTITIONS BEFORE", "AFTER", "GENERATION", "MEMBER B SAW")
+	for _, x := range []Restart{r.Static, r.Dynamic} {
+		kind := "dynamic"
+		if x.Static {
+			kind = "static"
+		}
+		t.Row(kind, fmt.Sprint(x.Before), fmt.Sprint(x.After), fmt.Sprintf("%d -> %d", x.GenBefore, x.GenAfter), fmt.Sprintf("%d changes", x.OtherMoves))
+	}
+	t.Flush()
+}
