@@ -26,7 +26,7 @@ import (
 )
 
 // ErrSimulated says why the demo needs real Kafka.
-var ErrSimulated = errors.New("lost-ack needs real Kafka: the simulation stores one copy of each record, so no follower can miss one (make down && make up STAND=native)")
+var ErrSimulated = errors.New("this demo needs real Kafka: the simulation stores one copy of each record, so no follower can miss one (make down && make up STAND=native)")
 
 // Records is how many orders go to the leader while its followers hang.
 const Records = 50

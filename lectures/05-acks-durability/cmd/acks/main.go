@@ -50,6 +50,9 @@ func main() {
 			return json.NewEncoder(os.Stdout).Encode(ms)
 		}
 		acks.PrintBench(os.Stdout, ms)
+		if simulated(ctx, cfg) {
+			fmt.Println("\n(embedded simulation: no replication and no disk, so these figures say nothing about Kafka: make up STAND=native)")
+		}
 		return nil
 	})
 }
@@ -72,4 +75,15 @@ func runRefuse(ctx context.Context, cfg brewkit.Config, asJSON bool) error {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// simulated reports whether cfg is the embedded stand; on a failed question, no.
+func simulated(ctx context.Context, cfg brewkit.Config) bool {
+	cl, err := brewkit.NewClient(cfg)
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	sim, err := brewkit.IsSimulated(ctx, cl)
+	return err == nil && sim
 }
