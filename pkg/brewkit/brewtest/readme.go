@@ -182,7 +182,10 @@ func (b Block) Match(got string) error {
 	}
 	wantLines := strings.Split(strings.TrimRight(want, "\n"), "\n")
 	gotLines := strings.Split(strings.TrimRight(got, "\n"), "\n")
-	pats, err := linePatterns(wantLines, items)
+	// Columns are found on the block as written: a name blanked to NAME is
+	// shorter than the name, and would shift the fields after it.
+	origLines := strings.Split(strings.TrimRight(b.Text, "\n"), "\n")
+	pats, err := linePatterns(wantLines, origLines, items)
 	if err != nil {
 		return err
 	}
@@ -295,22 +298,26 @@ const anyNumber = `(\d+(?:\.\d+)?)`
 // linePatterns turns the README lines into patterns. A table starts at a
 // header line that names a varying column and runs to the next blank line;
 // its rows' fields are placed in columns by where they start.
-func linePatterns(lines []string, items []varyItem) ([]linePattern, error) {
+func linePatterns(lines, orig []string, items []varyItem) ([]linePattern, error) {
 	used := map[string]bool{}
 	var pats []linePattern
 	var header []column
-	for _, l := range lines {
+	for i, l := range lines {
+		o := l // the line as written, for the columns' positions
+		if i < len(orig) {
+			o = orig[i]
+		}
 		isHead := false
 		if strings.TrimSpace(l) == "" {
 			header = nil
-		} else if h := headerColumns(l, items, used); h != nil {
+		} else if h := headerColumns(o, items, used); h != nil {
 			header, isHead = h, true
 		}
 		var p linePattern
 		var b strings.Builder
 		b.WriteString("^")
 		if header != nil && !isHead {
-			writeRow(&b, &p, l, header, items, used)
+			writeRow(&b, &p, l, o, header, items, used)
 		} else {
 			writeTokens(&b, &p, l, items, used)
 		}
@@ -398,18 +405,23 @@ func fields(l string) []field {
 	return fs
 }
 
-func writeRow(b *strings.Builder, p *linePattern, l string, cols []column, items []varyItem, used map[string]bool) {
+func writeRow(b *strings.Builder, p *linePattern, l, orig string, cols []column, items []varyItem, used map[string]bool) {
 	if lead := len(l) - len(strings.TrimLeft(l, " ")); lead > 0 {
 		b.WriteString(" +")
 	}
 	fs := fields(l)
+	ofs := fields(orig)
 	for i, f := range fs {
 		if i > 0 {
 			b.WriteString(" +")
 		}
+		start := f.start
+		if len(ofs) == len(fs) {
+			start = ofs[i].start // where the field stands in the block as written
+		}
 		var col column
 		for _, c := range cols {
-			if c.start <= f.start {
+			if c.start <= start {
 				col = c
 			}
 		}

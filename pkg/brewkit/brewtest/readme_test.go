@@ -136,3 +136,14 @@ func TestColumnForOneRow(t *testing.T) {
 		}
 	}
 }
+
+// A name blanked to NAME must not shift the columns after it.
+func TestColumnsStayWhereTheBlockHasThem(t *testing.T) {
+	b := Block{Name: "c", Text: "TOPIC                 PART  MEMBER\nbrew.test.topic-12345  0     m-abc\n", Vary: []string{"names", "MEMBER"}}
+	if err := b.Match("TOPIC                PART  MEMBER\nbrew.test.topic-9876  0     m-xyz-longer\n"); err != nil {
+		t.Error(err)
+	}
+	if b.Match("TOPIC                PART  MEMBER\nbrew.test.topic-9876  1     m-xyz\n") == nil {
+		t.Error("PART is literal")
+	}
+}
