@@ -55,3 +55,25 @@ func TestEnsureTopicsIsIdempotent(t *testing.T) {
 	}
 	t.Fatal("no retention.ms on brew.payments.v1")
 }
+
+// EndOffsets answers for every partition of a topic created a moment ago.
+func TestEndOffsetsOfANewTopic(t *testing.T) {
+	env := brewtest.Cluster(t)
+	topic := env.FreshTopic(t, "ends", 6)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ends, err := brewkit.EndOffsets(ctx, env.Admin(t), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	ends.Each(func(o kadm.ListedOffset) {
+		n++
+		if o.Err != nil || o.Offset != 0 {
+			t.Errorf("partition %d: offset %d, %v", o.Partition, o.Offset, o.Err)
+		}
+	})
+	if n != 6 {
+		t.Fatalf("%d partitions answered, want 6", n)
+	}
+}

@@ -124,3 +124,27 @@ func WaitFor(ctx context.Context, limit, every time.Duration, cond func() bool) 
 		}
 	}
 }
+
+// EndOffsets lists topic's end offsets and retries, up to 10 s, while a
+// partition answers with an error: right after a topic is created its
+// leaders may not serve ListOffsets yet, and kadm leaves such a partition's
+// offset at -1, which kgo reads as "the end" — a reader started there would
+// wait forever for records already written.
+func EndOffsets(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
+	var ends kadm.ListedOffsets
+	var err error
+	werr := WaitFor(ctx, 10*time.Second, 100*time.Millisecond, func() bool {
+		ends, err = adm.ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		return err == nil
+	})
+	if werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
+	}
+	return ends, nil
+}

@@ -94,7 +94,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		return Result{}, fmt.Errorf("topic %s: %w", c.Topic, err)
 	}
 	n := int32(len(td[c.Topic].Partitions))
-	from, err := adm.ListEndOffsets(ctx, c.Topic)
+	from, err := brewkit.EndOffsets(ctx, adm, c.Topic)
 	if err != nil {
 		return Result{}, err
 	}
@@ -164,7 +164,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 // readBack reads from the offsets in from up to today's end every record of
 // this run, in the order they were written (by sequence number).
 func readBack(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string, from kadm.ListedOffsets, run string) ([]*kgo.Record, error) {
-	to, err := adm.ListEndOffsets(ctx, topic)
+	to, err := brewkit.EndOffsets(ctx, adm, topic)
 	if err != nil {
 		return nil, err
 	}

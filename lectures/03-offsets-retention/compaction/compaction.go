@@ -184,7 +184,7 @@ func Latest(log []Entry) map[string]Entry {
 
 // readAll reads the partition from its log start to its end.
 func readAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string) ([]Entry, error) {
-	ends, err := adm.ListEndOffsets(ctx, topic)
+	ends, err := brewkit.EndOffsets(ctx, adm, topic)
 	if err != nil {
 		return nil, err
 	}

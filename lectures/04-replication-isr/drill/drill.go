@@ -129,9 +129,9 @@ func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewki
 	rep.Stopped, rep.ISRBefore = p0.Leader, p0.ISR
 
 	// The consumer starts at today's end offsets, so it reads exactly this run.
-	ends, err := adm.ListEndOffsets(ctx, c.Topic)
+	ends, err := brewkit.EndOffsets(ctx, adm, c.Topic)
 	if err != nil {
-		return rep, fmt.Errorf("end offsets of %s: %w", c.Topic, err)
+		return rep, err
 	}
 	tally := newTally()
 	consumer, err := startConsumer(ctx, cfg, c.Topic, ends, rep.Run, tally, func(err error) { fail(&fetchError{err}) })

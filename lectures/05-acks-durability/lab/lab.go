@@ -78,9 +78,9 @@ func ISR(ctx context.Context, adm *kadm.Client, topic string, p int32) ([]int32,
 // ReadAll reads topic from its start to its current end and returns the
 // records' values, in partition and offset order.
 func ReadAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string) ([]*kgo.Record, error) {
-	ends, err := adm.ListEndOffsets(ctx, topic)
+	ends, err := brewkit.EndOffsets(ctx, adm, topic)
 	if err != nil {
-		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
+		return nil, err
 	}
 	left := map[int32]int64{}
 	ends.Each(func(o kadm.ListedOffset) {
