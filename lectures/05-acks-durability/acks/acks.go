@@ -179,6 +179,11 @@ func Refuse(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say fu
 		return r, err
 	}
 	defer lab.DeleteTopic(ctx, adm, r.Topic)
+	second, err := lab.FreshTopic(ctx, adm, "acks-refuse", 1, nil) // min ISR 2, the stand's
+	if err != nil {
+		return r, err
+	}
+	defer lab.DeleteTopic(ctx, adm, second)
 	say(fmt.Sprintf("topic %s: 1 partition, 3 replicas, min.insync.replicas=3", r.Topic))
 	if r.Simulated {
 		say("(embedded simulation: no real ISR; the simulated one is the live nodes)")
@@ -207,11 +212,11 @@ func Refuse(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say fu
 	say("acks=all  " + r.AcksAll)
 	r.AcksOne = try(ctx, cfg, r.Topic, kgo.LeaderAck())
 	say("acks=1    " + r.AcksOne)
-	two := "2"
-	if _, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "min.insync.replicas", Value: &two}}, r.Topic); err != nil {
-		return r, fmt.Errorf("setting min.insync.replicas=2 on %s: %w", r.Topic, err)
-	}
-	r.AcksAll2 = try(ctx, cfg, r.Topic, kgo.AllISRAcks())
+	// The stand's own min ISR 2, on a second topic (made before the stop):
+	// changing the first topic's min ISR while its replica is down and then
+	// deleting it tripped the Kafka 4.2 controller when that node later
+	// registered again ("existed in isrMembers, but not in the topics map").
+	r.AcksAll2 = try(ctx, cfg, second, kgo.AllISRAcks())
 	say("min.insync.replicas=2, the same node still down:")
 	say("acks=all  " + r.AcksAll2)
 	say(fmt.Sprintf("starting node %d", r.Stopped))
