@@ -187,3 +187,24 @@ func Owned(events []Event, member string) []int32 {
 	slices.Sort(own)
 	return own
 }
+
+// Log collects the events of a group's members; its Emit is safe to hand to
+// several members at once.
+type Log struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+// Emit records one event.
+func (l *Log) Emit(e Event) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+// Events returns a copy of the events so far.
+func (l *Log) Events() []Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
+}

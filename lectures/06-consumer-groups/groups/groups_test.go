@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,42 +16,6 @@ import (
 
 	"github.com/brew-course/kafka/lectures/06-consumer-groups/groups"
 )
-
-// log collects the events of a group's members.
-type log struct {
-	mu     sync.Mutex
-	events []groups.Event
-}
-
-func (l *log) emit(e groups.Event) { l.mu.Lock(); l.events = append(l.events, e); l.mu.Unlock() }
-
-func (l *log) snapshot() []groups.Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.events)
-}
-
-// owned replays the assignment events of member up to now.
-func owned(events []groups.Event, member string) []int32 {
-	var own []int32
-	for _, e := range events {
-		if e.Member != member {
-			continue
-		}
-		switch e.Kind {
-		case "assigned":
-			for _, p := range e.Partitions {
-				if !slices.Contains(own, p) {
-					own = append(own, p)
-				}
-			}
-		case "revoked", "lost":
-			own = slices.DeleteFunc(own, func(p int32) bool { return slices.Contains(e.Partitions, p) })
-		}
-	}
-	slices.Sort(own)
-	return own
-}
 
 // A second member joins a group of one, while orders flow. Eager revokes all
 // six partitions from the first member; cooperative-sticky and the consumer
@@ -67,12 +30,12 @@ func TestJoiningMemberRevokes(t *testing.T) {
 			group := fmt.Sprintf("brew.test.join-%d", rand.Uint32())
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			var l log
+			var l groups.Log
 			run := func(name string) func() {
 				mctx, stop := context.WithCancel(ctx)
 				done := make(chan error, 1)
 				go func() {
-					done <- groups.Member{Name: name, Group: group, Topic: topic, Protocol: p, Work: time.Millisecond}.Run(mctx, env.Config, l.emit)
+					done <- groups.Member{Name: name, Group: group, Topic: topic, Protocol: p, Work: time.Millisecond}.Run(mctx, env.Config, l.Emit)
 				}()
 				return func() { stop(); require.NoError(t, <-done) }
 			}
@@ -88,19 +51,19 @@ func TestJoiningMemberRevokes(t *testing.T) {
 			stopA := run("a")
 			defer stopA()
 			brewtest.Eventually(t, 60*time.Second, "a owns all six", func() (bool, string) {
-				o := owned(l.snapshot(), "a")
+				o := groups.Owned(l.Events(), "a")
 				return len(o) == 6, fmt.Sprint(o)
 			})
 			stopB := run("b")
 			defer stopB()
 			brewtest.Eventually(t, 60*time.Second, "a and b own three each", func() (bool, string) {
-				ev := l.snapshot()
-				a, b := owned(ev, "a"), owned(ev, "b")
+				ev := l.Events()
+				a, b := groups.Owned(ev, "a"), groups.Owned(ev, "b")
 				return len(a) == 3 && len(b) == 3, fmt.Sprintf("a %v b %v", a, b)
 			})
 			time.Sleep(500 * time.Millisecond) // a few records processed under the new assignment
 
-			ev := l.snapshot()
+			ev := l.Events()
 			var revokedFromA []int32
 			for _, e := range ev {
 				if e.Member == "a" && (e.Kind == "revoked" || e.Kind == "lost") {
@@ -108,11 +71,11 @@ func TestJoiningMemberRevokes(t *testing.T) {
 				}
 			}
 			slices.Sort(revokedFromA)
-			t.Logf("%s: b joined; a gave up %v and kept %v; b got %v", p, revokedFromA, owned(ev, "a"), owned(ev, "b"))
+			t.Logf("%s: b joined; a gave up %v and kept %v; b got %v", p, revokedFromA, groups.Owned(ev, "a"), groups.Owned(ev, "b"))
 			if p == groups.Eager {
 				require.Equal(t, []int32{0, 1, 2, 3, 4, 5}, revokedFromA, "eager: every partition revoked")
 			} else {
-				require.Equal(t, owned(ev, "b"), revokedFromA, "only the partitions that moved are revoked")
+				require.Equal(t, groups.Owned(ev, "b"), revokedFromA, "only the partitions that moved are revoked")
 			}
 			checkExclusive(t, ev)
 			if p == groups.Cooperative {

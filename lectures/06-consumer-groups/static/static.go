@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -59,16 +57,13 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 	}
 	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
 
-	var mu sync.Mutex
-	var events []groups.Event
+	var log groups.Log
 	emit := func(e groups.Event) {
 		if e.Kind != "processed" {
-			mu.Lock()
-			events = append(events, e)
-			mu.Unlock()
+			log.Emit(e)
 		}
 	}
-	snapshot := func() []groups.Event { mu.Lock(); defer mu.Unlock(); return slices.Clone(events) }
+	snapshot := log.Events
 	member := func(name string) groups.Member {
 		m := groups.Member{Name: name, Group: topic, Topic: topic, Protocol: groups.Cooperative}
 		if static {

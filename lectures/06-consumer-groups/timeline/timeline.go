@@ -72,19 +72,7 @@ type member struct {
 	done chan struct{}
 }
 
-type recorder struct {
-	mu     sync.Mutex
-	events []groups.Event
-}
-
-func (r *recorder) add(e groups.Event) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
-func (r *recorder) all() []groups.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.events)
-}
-
-func start(ctx context.Context, cfg brewkit.Config, c Config, name, group, topic string, p groups.Protocol, rec *recorder) (*member, error) {
+func start(ctx context.Context, cfg brewkit.Config, c Config, name, group, topic string, p groups.Protocol, rec *groups.Log) (*member, error) {
 	args := append(slices.Clone(c.Member[1:]), "-name", name, "-group", group, "-topic", topic, "-protocol", string(p), "-work", "2ms", "-json")
 	cmd := exec.Command(c.Member[0], args...)
 	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
@@ -102,7 +90,7 @@ func start(ctx context.Context, cfg brewkit.Config, c Config, name, group, topic
 		for sc.Scan() {
 			var e groups.Event
 			if json.Unmarshal(sc.Bytes(), &e) == nil {
-				rec.add(e)
+				rec.Emit(e)
 			}
 		}
 		cmd.Wait() //nolint:errcheck // killed or stopped on purpose
@@ -131,7 +119,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	}
 	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
 
-	var rec recorder
+	var rec groups.Log
 	var members []*member
 	defer func() {
 		for _, m := range members {
@@ -146,7 +134,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 		}
 		return err
 	}
-	owners := func() map[int32]string { return ownersAt(rec.all(), time.Now(), nil) }
+	owners := func() map[int32]string { return ownersAt(rec.Events(), time.Now(), nil) }
 	settled := func(names ...string) func() bool {
 		return func() bool {
 			o := owners()
@@ -217,7 +205,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	<-members[1].done
 	dead := map[string]time.Time{"b": killAt}
 	if err := brewkit.WaitFor(ctx, 2*time.Minute, 100*time.Millisecond, func() bool {
-		o := ownersAt(rec.all(), time.Now(), dead)
+		o := ownersAt(rec.Events(), time.Now(), dead)
 		return len(o) == 6
 	}); err != nil {
 		return row, fmt.Errorf("b's partitions found no new owner: %w", err)
@@ -229,7 +217,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	produced.Wait()
 	// Let a and c finish the backlog, then stop them cleanly.
 	err = brewkit.WaitFor(ctx, time.Minute, 200*time.Millisecond, func() bool {
-		return distinctProcessed(rec.all()) >= row.Produced
+		return distinctProcessed(rec.Events()) >= row.Produced
 	})
 	for _, m := range []*member{members[0], members[2]} {
 		m.signal(syscall.SIGTERM)
@@ -240,7 +228,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 		return row, fmt.Errorf("the group did not process every order: %w", err)
 	}
 
-	ev := rec.all()
+	ev := rec.Events()
 	row.Join = phase(ev, joinAt, killAt, nil)
 	row.Kill = phase(ev, killAt, time.Now(), dead)
 	seen := map[[2]int64]int{}

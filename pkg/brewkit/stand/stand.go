@@ -153,6 +153,14 @@ func (s *Stand) driver(f Flavor) (driver, error) {
 	return nil, fmt.Errorf("no stand is up: start one with `make up`")
 }
 
+// node checks that n is a node of the cluster and returns the stand that is up.
+func (s *Stand) node(n int) (Flavor, driver, error) {
+	if !slices.Contains(Nodes, n) {
+		return "", nil, fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	}
+	return s.current()
+}
+
 func (s *Stand) current() (Flavor, driver, error) {
 	f := s.Current()
 	d, err := s.driver(f)
@@ -267,10 +275,7 @@ func (s *Stand) Reset(ctx context.Context) error {
 
 // StopNode stops node n of the stand that is up (SIGTERM, or SIGKILL with kill).
 func (s *Stand) StopNode(ctx context.Context, n int, kill bool) error {
-	if !slices.Contains(Nodes, n) {
-		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
-	}
-	f, d, err := s.current()
+	f, d, err := s.node(n)
 	if err != nil {
 		return err
 	}
@@ -299,10 +304,7 @@ func (s *Stand) StopNode(ctx context.Context, n int, kill bool) error {
 
 // StartNode starts node n again on its data and waits until it is registered.
 func (s *Stand) StartNode(ctx context.Context, n int) error {
-	if !slices.Contains(Nodes, n) {
-		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
-	}
-	f, d, err := s.current()
+	f, d, err := s.node(n)
 	if err != nil {
 		return err
 	}
@@ -325,10 +327,7 @@ func (s *Stand) StartNode(ctx context.Context, n int) error {
 // docker, a simulated stall on embedded. The node keeps its connections and
 // its place in the metadata but answers nothing until ResumeNode.
 func (s *Stand) PauseNode(ctx context.Context, n int) error {
-	if !slices.Contains(Nodes, n) {
-		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
-	}
-	f, d, err := s.current()
+	f, d, err := s.node(n)
 	if err != nil {
 		return err
 	}
@@ -347,10 +346,7 @@ func (s *Stand) PauseNode(ctx context.Context, n int) error {
 
 // ResumeNode lets a paused node n go on.
 func (s *Stand) ResumeNode(ctx context.Context, n int) error {
-	if !slices.Contains(Nodes, n) {
-		return fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
-	}
-	f, d, err := s.current()
+	f, d, err := s.node(n)
 	if err != nil {
 		return err
 	}
@@ -501,3 +497,19 @@ func checkPortsFree(ports []int) error {
 
 func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && fi.Mode().IsRegular() }
 func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
+
+// FindUp returns the stand that is up in this checkout, reporting its progress
+// on stderr, for a program that stops, starts or pauses nodes. what says what
+// the program does, for the error when no stand is up: FindUp("the drill stops
+// and starts nodes").
+func FindUp(what string) (*Stand, error) {
+	s, err := Find()
+	if err != nil {
+		return nil, err
+	}
+	if s.Current() == "" {
+		return nil, fmt.Errorf("%s, so it needs a stand started from this checkout: run `make up` first", what)
+	}
+	s.Out = os.Stderr
+	return s, nil
+}

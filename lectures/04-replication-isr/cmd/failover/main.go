@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -48,14 +47,10 @@ func main() {
 }
 
 func run(ctx context.Context, cfg brewkit.Config, c drill.Config, asJSON bool) error {
-	s, err := stand.Find()
+	s, err := stand.FindUp("the drill stops and starts nodes")
 	if err != nil {
 		return err
 	}
-	if s.Current() == "" {
-		return errors.New("the drill stops and starts nodes, so it needs a stand started from this checkout: run `make up` first")
-	}
-	s.Out = os.Stderr
 	say := func(line string) { fmt.Fprintln(os.Stderr, line) }
 	rep, err := drill.Run(ctx, c, cfg, s, say)
 	if err != nil {

@@ -34,14 +34,10 @@ func main() {
 }
 
 func runLive(ctx context.Context, cfg brewkit.Config) error {
-	s, err := stand.Find()
+	s, err := stand.FindUp("-live stops and starts nodes")
 	if err != nil {
 		return err
 	}
-	if s.Current() == "" {
-		return fmt.Errorf("-live stops and starts nodes: run `make up` first")
-	}
-	s.Out = os.Stderr
 	fmt.Println()
 	lv, err := quorummath.RunLive(ctx, cfg, s, func(line string) { fmt.Println(line) })
 	if err != nil {

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -58,14 +57,10 @@ func main() {
 }
 
 func runRefuse(ctx context.Context, cfg brewkit.Config, asJSON bool) error {
-	s, err := stand.Find()
+	s, err := stand.FindUp("-refuse stops and starts a node")
 	if err != nil {
 		return err
 	}
-	if s.Current() == "" {
-		return errors.New("-refuse stops and starts a node, so it needs a stand started from this checkout: run `make up` first")
-	}
-	s.Out = os.Stderr
 	r, err := acks.Refuse(ctx, cfg, s, func(line string) {
 		if !asJSON {
 			fmt.Println(line)

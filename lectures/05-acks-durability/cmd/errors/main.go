@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -29,14 +28,10 @@ func main() {
 	fc.Exit("errors")
 
 	brewkit.Main("errors", func(ctx context.Context, cfg brewkit.Config) error {
-		s, err := stand.Find()
+		s, err := stand.FindUp("it stops and pauses nodes")
 		if err != nil {
 			return err
 		}
-		if s.Current() == "" {
-			return errors.New("it stops and pauses nodes, so it needs a stand started from this checkout: run `make up` first")
-		}
-		s.Out = os.Stderr
 		res, err := failures.Run(ctx, cfg, s, func(line string) { fmt.Fprintln(os.Stderr, line) })
 		if err != nil {
 			return brewkit.LeftBehind(err, "a stopped or paused node may stay so: `make restore` brings it back")

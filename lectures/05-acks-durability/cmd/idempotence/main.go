@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -38,14 +37,10 @@ func main() {
 	fc.Exit("idempotence")
 
 	brewkit.Main("idempotence", func(ctx context.Context, cfg brewkit.Config) error {
-		s, err := stand.Find()
+		s, err := stand.FindUp("the demo pauses a node")
 		if err != nil {
 			return err
 		}
-		if s.Current() == "" {
-			return errors.New("the demo pauses a node, so it needs a stand started from this checkout: run `make up` first")
-		}
-		s.Out = os.Stderr
 		res, err := idempotence.Run(ctx, cfg, s, c, func(line string) { fmt.Fprintln(os.Stderr, line) })
 		if err != nil {
 			return brewkit.LeftBehind(err, "if a node is still paused, `make restore` resumes it")

@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -31,14 +30,10 @@ func main() {
 	fc.Exit("lost-ack")
 
 	brewkit.Main("lost-ack", func(ctx context.Context, cfg brewkit.Config) error {
-		s, err := stand.Find()
+		s, err := stand.FindUp("the demo pauses and kills nodes")
 		if err != nil {
 			return err
 		}
-		if s.Current() == "" {
-			return errors.New("the demo pauses and kills nodes, so it needs a stand started from this checkout: run `make up STAND=native` first")
-		}
-		s.Out = os.Stderr
 		res, err := lostack.Run(ctx, cfg, s, func(line string) { fmt.Fprintln(os.Stderr, line) })
 		if err != nil {
 			return brewkit.LeftBehind(err, "a killed or paused node may stay so: `make restore` brings it back")
