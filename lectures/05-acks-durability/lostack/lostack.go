@@ -99,6 +99,16 @@ func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes br
 		return a, fmt.Errorf("writing to %s: %w", topic, err)
 	}
 
+	// The lesson needs both followers in the ISR when they hang: acks=all then
+	// waits for them, and acks=1 does not.
+	err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {
+		isr, err := lab.ISR(ctx, adm, topic, 0)
+		return err == nil && len(isr) == 3
+	})
+	if err != nil {
+		return a, fmt.Errorf("%s-0 never had all three replicas in its ISR: %w", topic, err)
+	}
+
 	// 1. Both followers hang; the leader alone takes the burst.
 	step("pausing followers %v of partition 0; node %d leads", a.Followers, a.Leader)
 	for _, f := range a.Followers {
@@ -131,6 +141,13 @@ func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes br
 	a.AckedEarly = len(acked)
 	mu.Unlock()
 	step("%d of %d orders acknowledged while the followers hang", a.AckedEarly, Records)
+	if acks == kgo.AllISRAcks() && a.AckedEarly > 0 {
+		// Not the lesson: say what the cluster thought, for whoever reads the log.
+		dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		isr, err := lab.ISR(dctx, adm, topic, 0)
+		cancel()
+		step("unexpected: acknowledged with followers %v paused; ISR now %v (%v)", a.Followers, isr, err)
+	}
 
 	// 2. The leader crashes; the followers come back without the burst.
 	if err := nodes.StopNode(ctx, int(a.Leader), true); err != nil {

@@ -150,6 +150,12 @@ func (d *native) pauseNode(_ context.Context, n int) error {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		return fmt.Errorf("pausing node %d (pid %d): %w", n, pid, err)
 	}
+	// kill returns once the signal is queued; each of the JVM's threads stops
+	// when it next enters the kernel. Wait until all have, so that what the
+	// caller does next happens against a frozen node.
+	if err := waitStopped(pid, 5*time.Second); err != nil {
+		return fmt.Errorf("pausing node %d: %w", n, err)
+	}
 	return os.WriteFile(d.pauseFile(n), []byte(strconv.Itoa(pid)+"\n"), 0o644)
 }
 

@@ -62,6 +62,47 @@ func alive(pid int, marker string) bool {
 	return err == nil && bytes.Contains(cmdline, []byte(marker))
 }
 
+// waitStopped waits until every thread of pid is stopped (state T or t in
+// /proc/pid/task/*/stat), as SIGSTOP leaves them.
+func waitStopped(pid int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		running, err := runningThreads(pid)
+		if err != nil {
+			return err
+		}
+		if running == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pid %d: %d threads still running %s after SIGSTOP", pid, running, limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// runningThreads counts the threads of pid that are not stopped.
+func runningThreads(pid int) (int, error) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("reading the threads of pid %d: %w", pid, err)
+	}
+	running := 0
+	for _, task := range tasks {
+		stat, err := os.ReadFile(dir + "/" + task.Name() + "/stat")
+		if err != nil {
+			continue // the thread has exited
+		}
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) {
+			if st := stat[i+2]; st != 'T' && st != 't' {
+				running++
+			}
+		}
+	}
+	return running, nil
+}
+
 // stopPid signals pid and waits until it is gone. A process that outlives
 // grace after SIGTERM gets SIGKILL, and the caller hears about it.
 func stopPid(pid int, marker string, kill bool, grace time.Duration) (killed bool, err error) {

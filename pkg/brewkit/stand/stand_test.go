@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,6 +67,20 @@ func TestDetachedProcessLifecycle(t *testing.T) {
 	require.NoError(t, os.WriteFile(pidFile, []byte(strconv.Itoa(999999999)), 0o644))
 	_, ok = livePid(pidFile, "sleep")
 	require.False(t, ok)
+}
+
+// After SIGSTOP every thread of the process is stopped before pause returns;
+// a running process is not taken for a stopped one.
+func TestWaitStoppedSeesEveryThreadStop(t *testing.T) {
+	cmd := exec.Command("sleep", "300")
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	require.Error(t, waitStopped(pid, 50*time.Millisecond), "a running process")
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	require.NoError(t, waitStopped(pid, 5*time.Second))
+	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
+	require.Eventually(t, func() bool { n, _ := runningThreads(pid); return n > 0 }, 5*time.Second, 10*time.Millisecond)
 }
 
 func TestTail(t *testing.T) {
