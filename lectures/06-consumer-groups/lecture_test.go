@@ -16,6 +16,9 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/fanout", "-protocol", "sticky"},
 		{"cmd/member", "-protocol", "sticky"},
 		{"cmd/rebalance-timeline", "-settle", "0s"},
+		{"cmd/demo-rebalance", "-rate", "0"},
+		{"cmd/commit-styles", "-style", "manual"},
+		{"cmd/commit-styles", "-crash-after", "60"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

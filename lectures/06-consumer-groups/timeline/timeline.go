@@ -7,13 +7,10 @@
 package timeline
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os/exec"
 	"slices"
 	"sync"
 	"syscall"
@@ -65,45 +62,6 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, protocols []groups.P
 	return rows, nil
 }
 
-// member is one member process and the events it printed.
-type member struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-func start(ctx context.Context, cfg brewkit.Config, c Config, name, group, topic string, p groups.Protocol, rec *groups.Log) (*member, error) {
-	args := append(slices.Clone(c.Member[1:]), "-name", name, "-group", group, "-topic", topic, "-protocol", string(p), "-work", "2ms", "-json")
-	cmd := exec.Command(c.Member[0], args...)
-	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting member %s: %w", name, err)
-	}
-	m := &member{name: name, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		defer close(m.done)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var e groups.Event
-			if json.Unmarshal(sc.Bytes(), &e) == nil {
-				rec.Emit(e)
-			}
-		}
-		cmd.Wait() //nolint:errcheck // killed or stopped on purpose
-	}()
-	return m, nil
-}
-
-func (m *member) signal(sig syscall.Signal) {
-	if m.cmd.Process != nil {
-		m.cmd.Process.Signal(sig) //nolint:errcheck // gone already is fine
-	}
-}
-
 func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol, say func(string)) (Row, error) {
 	row := Row{Protocol: p}
 	cl, adm, err := brewkit.Connect(ctx, cfg)
@@ -120,17 +78,17 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
 
 	var rec groups.Log
-	var members []*member
+	var members []*groups.Process
 	defer func() {
 		for _, m := range members {
-			m.signal(syscall.SIGKILL)
-			<-m.done
+			m.Stop(syscall.SIGKILL)
 		}
 	}()
 	add := func(name string) error {
-		m, err := start(ctx, cfg, c, name, group, topic, p, &rec)
+		m := groups.Member{Name: name, Group: group, Topic: topic, Protocol: p, Work: 2 * time.Millisecond}
+		proc, err := groups.StartProcess(cfg, c.Member, m, rec.Emit)
 		if err == nil {
-			members = append(members, m)
+			members = append(members, proc)
 		}
 		return err
 	}
@@ -201,8 +159,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	killAt := time.Now()
 	row.Killed = ownedBy(owners(), "b")
 	say(fmt.Sprintf("%s: member b (partitions %v) killed with SIGKILL", p, row.Killed))
-	members[1].signal(syscall.SIGKILL)
-	<-members[1].done
+	members[1].Stop(syscall.SIGKILL)
 	dead := map[string]time.Time{"b": killAt}
 	if err := brewkit.WaitFor(ctx, 2*time.Minute, 100*time.Millisecond, func() bool {
 		o := ownersAt(rec.Events(), time.Now(), dead)
@@ -219,9 +176,8 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	err = brewkit.WaitFor(ctx, time.Minute, 200*time.Millisecond, func() bool {
 		return distinctProcessed(rec.Events()) >= row.Produced
 	})
-	for _, m := range []*member{members[0], members[2]} {
-		m.signal(syscall.SIGTERM)
-		<-m.done
+	for _, m := range []*groups.Process{members[0], members[2]} {
+		m.Stop(syscall.SIGTERM)
 	}
 	members = nil
 	if err != nil {

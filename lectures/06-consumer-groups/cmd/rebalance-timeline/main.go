@@ -11,8 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sync"
-	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -22,7 +20,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "member" {
-		runMember(os.Args[2:])
+		groups.ServeProcess("member", os.Args[2:])
 		return
 	}
 	c := timeline.Defaults
@@ -62,33 +60,5 @@ func main() {
 		}
 		timeline.Print(os.Stdout, rows)
 		return nil
-	})
-}
-
-// runMember is one member process: its events as JSON lines on stdout.
-func runMember(args []string) {
-	fs := flag.NewFlagSet("member", flag.ExitOnError)
-	m := groups.Member{}
-	fs.StringVar(&m.Name, "name", "m", "member name")
-	fs.StringVar(&m.Group, "group", "", "group")
-	fs.StringVar(&m.Topic, "topic", "", "topic")
-	proto := fs.String("protocol", string(groups.Cooperative), "protocol")
-	fs.DurationVar(&m.Work, "work", 2*time.Millisecond, "time per record")
-	fs.Bool("json", true, "JSON events (always)")
-	fs.Parse(args) //nolint:errcheck // ExitOnError
-	p, err := groups.ParseProtocol(*proto)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "member:", err)
-		os.Exit(2)
-	}
-	m.Protocol = p
-	brewkit.Main("member "+m.Name, func(ctx context.Context, cfg brewkit.Config) error {
-		var mu sync.Mutex
-		enc := json.NewEncoder(os.Stdout)
-		return m.Run(ctx, cfg, func(e groups.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			enc.Encode(e) //nolint:errcheck // the timeline reads it
-		})
 	})
 }

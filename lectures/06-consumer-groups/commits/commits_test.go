@@ -1,0 +1,80 @@
+package commits_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+
+	"github.com/brew-course/kafka/lectures/06-consumer-groups/commits"
+)
+
+func span(from, to int64) []int64 {
+	var out []int64
+	for o := from; o <= to; o++ {
+		out = append(out, o)
+	}
+	return out
+}
+
+// A consumer process is killed with SIGKILL 15 records into its second batch
+// of 20 and started again. What it re-reads or skips is exactly what each
+// style's commits left behind.
+func TestEachStyleAfterAKill(t *testing.T) {
+	env := brewtest.Cluster(t)
+	c := commits.Defaults
+	c.Consumer = []string{brewtest.BuildCmdAt(t, "../cmd/commit-styles"), "consumer"}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rows, err := commits.Run(ctx, env.Config, c, commits.Styles, func(s string) { t.Log(s) })
+	require.NoError(t, err)
+	require.Len(t, rows, len(commits.Styles))
+	by := map[commits.Style]commits.Row{}
+	for _, r := range rows {
+		require.Equal(t, 35, r.BeforeKill, "%s: killed after the 35th record", r.Style)
+		by[r.Style] = r
+	}
+
+	// autocommit commits what earlier polls returned: the first batch.
+	require.Equal(t, int64(20), by[commits.Auto].ResumedAt)
+	require.Equal(t, span(20, 34), by[commits.Auto].Reread)
+	require.Empty(t, by[commits.Auto].Skipped)
+	require.Equal(t, 1, by[commits.Auto].Commits, "auto: the head moves once, at the second poll")
+	require.Zero(t, by[commits.Auto].Waited, "auto: the loop never waits for a commit")
+
+	// greedy autocommit commits the second batch while it is processed.
+	require.Equal(t, int64(40), by[commits.Greedy].ResumedAt)
+	require.Empty(t, by[commits.Greedy].Reread)
+	require.Equal(t, span(35, 39), by[commits.Greedy].Skipped)
+	require.Equal(t, 2, by[commits.Greedy].Commits)
+
+	// a synchronous commit after each record: only the record being processed.
+	require.Equal(t, int64(34), by[commits.Record].ResumedAt)
+	require.Equal(t, []int64{34}, by[commits.Record].Reread)
+	require.Empty(t, by[commits.Record].Skipped)
+	require.Equal(t, 34, by[commits.Record].Commits)
+	require.Positive(t, by[commits.Record].Waited)
+
+	// a commit after each batch: the batch being processed.
+	require.Equal(t, int64(20), by[commits.Batch].ResumedAt)
+	require.Equal(t, span(20, 34), by[commits.Batch].Reread)
+	require.Empty(t, by[commits.Batch].Skipped)
+	require.Equal(t, 1, by[commits.Batch].Commits)
+
+	// async: at least the record being processed, more if commits were in flight.
+	a := by[commits.Async]
+	require.Empty(t, a.Skipped)
+	require.NotEmpty(t, a.Reread)
+	require.Equal(t, span(a.ResumedAt, 34), a.Reread, "async: re-read from the last commit that landed to the kill")
+	require.LessOrEqual(t, a.Commits, 34)
+	require.Less(t, a.Waited, by[commits.Record].Waited, "async: the loop does not wait for the broker")
+
+	var b strings.Builder
+	commits.Print(&b, rows)
+	t.Log("\n" + b.String())
+	brewtest.MatchesReadme(t, "../README.md", "commit-styles", b.String())
+}

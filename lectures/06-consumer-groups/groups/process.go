@@ -1,0 +1,96 @@
+package groups
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Process is a member running as a process of its own, so that it can be
+// killed like a crashed machine. Its command is a program's member mode
+// (ServeProcess), which prints the member's events as JSON lines.
+type Process struct {
+	Name string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// StartProcess runs m through command and hands each event it prints to emit.
+func StartProcess(cfg brewkit.Config, command []string, m Member, emit func(Event)) (*Process, error) {
+	args := append(slices.Clone(command[1:]), "-name", m.Name, "-group", m.Group, "-topic", m.Topic,
+		"-protocol", string(m.Protocol), "-work", m.Work.String())
+	cmd := exec.Command(command[0], args...)
+	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting member %s: %w", m.Name, err)
+	}
+	p := &Process{Name: m.Name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var e Event
+			if json.Unmarshal(sc.Bytes(), &e) == nil {
+				emit(e)
+			}
+		}
+		cmd.Wait() //nolint:errcheck // stopped or killed on purpose
+	}()
+	return p, nil
+}
+
+// Signal sends sig to the process: SIGTERM to leave the group cleanly,
+// SIGKILL to vanish.
+func (p *Process) Signal(sig syscall.Signal) {
+	p.cmd.Process.Signal(sig) //nolint:errcheck // gone already is fine
+}
+
+// Stop sends sig and waits until the process has ended and its output is read.
+func (p *Process) Stop(sig syscall.Signal) {
+	p.Signal(sig)
+	<-p.done
+}
+
+// ServeProcess is the member side of StartProcess: a program's member mode
+// (`rebalance-timeline member ...`) runs one member from args and prints its
+// events as JSON lines on stdout.
+func ServeProcess(name string, args []string) {
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	var m Member
+	fs.StringVar(&m.Name, "name", "m", "member name")
+	fs.StringVar(&m.Group, "group", "", "group")
+	fs.StringVar(&m.Topic, "topic", "", "topic")
+	proto := fs.String("protocol", string(Cooperative), "eager, cooperative or consumer")
+	fs.DurationVar(&m.Work, "work", 2*time.Millisecond, "time per record")
+	fs.Parse(args) //nolint:errcheck // ExitOnError
+	p, err := ParseProtocol(*proto)
+	if err != nil || m.Group == "" || m.Topic == "" {
+		fmt.Fprintf(os.Stderr, "%s: needs -group, -topic and a known -protocol\n", name)
+		os.Exit(2)
+	}
+	m.Protocol = p
+	brewkit.Main(name+" "+m.Name, func(ctx context.Context, cfg brewkit.Config) error {
+		var mu sync.Mutex
+		enc := json.NewEncoder(os.Stdout)
+		return m.Run(ctx, cfg, func(e Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			enc.Encode(e) //nolint:errcheck // the parent reads it
+		})
+	})
+}
