@@ -15,20 +15,26 @@ import (
 // DialTimeout bounds how long a program waits for a cluster that does not answer.
 const DialTimeout = 10 * time.Second
 
-// NewClient builds a kgo client for cfg with the course defaults (a client id,
-// short dial timeout, fresh metadata so demos see leaders move quickly), then opts.
+// NewClient builds a kgo client for cfg with ClientOpts.
 func NewClient(cfg Config, opts ...kgo.Opt) (*kgo.Client, error) {
+	cl, err := kgo.NewClient(ClientOpts(cfg, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client for %s: %w", cfg.Bootstrap(), err)
+	}
+	return cl, nil
+}
+
+// ClientOpts are the options of a client for cfg with the course defaults (a
+// client id, short dial timeout, fresh metadata so demos see leaders move
+// quickly), then opts: for constructors other than NewClient, such as
+// kgo.NewGroupTransactSession.
+func ClientOpts(cfg Config, opts ...kgo.Opt) []kgo.Opt {
 	all := append(cfg.Opts(),
 		kgo.ClientID("brew-course"),
 		kgo.DialTimeout(3*time.Second),
 		kgo.MetadataMinAge(250*time.Millisecond),
 	)
-	all = append(all, opts...)
-	cl, err := kgo.NewClient(all...)
-	if err != nil {
-		return nil, fmt.Errorf("kafka client for %s: %w", cfg.Bootstrap(), err)
-	}
-	return cl, nil
+	return append(all, opts...)
 }
 
 // Connect builds a client with NewClient and checks that the cluster answers

@@ -37,6 +37,7 @@ type Event struct {
 	Courier string    `json:"courier_id,omitempty"`  // OrderDelivered
 	Seq     int64     `json:"seq,omitempty"`         // a producer's running number, for drills that count
 	Run     string    `json:"run,omitempty"`         // which drill run wrote it
+	Source  string    `json:"source,omitempty"`      // the record this event answers: topic/partition@offset
 }
 
 // Shops is how many coffee shops Brew has.

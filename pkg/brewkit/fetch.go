@@ -24,7 +24,8 @@ func ConsumeErrors() kgo.Opt { return kgo.KeepRetryableFetchErrors() }
 // report rather than wait on: any error Kafka will not retry (authorization,
 // authentication, a corrupt record), and a topic that stays unknown longer
 // than UnknownTopicGrace. A cancelled poll and a closed client are not errors,
-// nor are errors kgo retries by itself (a leader moving). The zero value is
+// nor are errors kgo retries by itself (a leader moving, a broker connection
+// dying under a group session that kgo then rejoins). The zero value is
 // ready to use; one FetchCheck follows one consumer.
 type FetchCheck struct {
 	unknownSince map[string]time.Time
@@ -40,6 +41,7 @@ func (c *FetchCheck) Err(fs kgo.Fetches) error {
 	for _, fe := range fs.Errors() {
 		err := fe.Err
 		var dataLoss *kgo.ErrDataLoss
+		var groupErr *kgo.ErrGroupSession
 		switch {
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, kgo.ErrClientClosed):
 			continue
@@ -59,10 +61,29 @@ func (c *FetchCheck) Err(fs kgo.Fetches) error {
 				continue
 			}
 			return fmt.Errorf("reading %s: %w (for %s: was the topic deleted?)", fe.Topic, err, UnknownTopicGrace)
-		case kerr.IsRetriable(err):
+		case errors.As(err, &groupErr) && !groupFatal(groupErr.Err):
+			// kgo tells through a fetch error that joining the group
+			// failed (a dead connection, a coordinator moving), and
+			// keeps rejoining by itself.
+			continue
+		case kerr.IsRetriable(err), kgo.IsRetryableBrokerErr(err):
 			continue
 		}
 		return fmt.Errorf("reading %s partition %d: %w", fe.Topic, fe.Partition, err)
 	}
 	return nil
+}
+
+// groupFatal: a group session error that rejoining does not cure.
+func groupFatal(err error) bool {
+	for _, fatal := range []error{
+		kerr.GroupAuthorizationFailed, kerr.TopicAuthorizationFailed, kerr.SaslAuthenticationFailed,
+		kerr.InvalidGroupID, kerr.FencedInstanceID, kerr.InconsistentGroupProtocol, kerr.UnsupportedAssignor,
+		kerr.GroupMaxSizeReached, kerr.UnsupportedVersion,
+	} {
+		if errors.Is(err, fatal) {
+			return true
+		}
+	}
+	return false
 }

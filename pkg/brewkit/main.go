@@ -81,3 +81,13 @@ func LeftBehind(err error, what string) error {
 	}
 	return &LeftBehindError{Err: err, What: what}
 }
+
+// Crash ends this process the way a power cut or the OOM killer would:
+// SIGKILL to itself. No deferred code, no signal handler, no clean leave from
+// a group runs. The drills that prove what survives a crash use it.
+func Crash() {
+	if err := syscall.Kill(os.Getpid(), syscall.SIGKILL); err != nil {
+		panic(fmt.Sprintf("crashing: %v", err))
+	}
+	select {} // SIGKILL cannot be caught: the process ends here
+}

@@ -130,7 +130,7 @@ func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)
 			report(Step{Kind: "processed", Offset: r.Offset})
 			processed++
 			if processed == c.CrashAfter {
-				return crash()
+				brewkit.Crash()
 			}
 			start := time.Now()
 			switch c.Style {
@@ -157,14 +157,6 @@ func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)
 		}
 	}
 	return nil
-}
-
-// crash is kill -9 of this very process.
-func crash() error {
-	if err := syscall.Kill(os.Getpid(), syscall.SIGKILL); err != nil {
-		return fmt.Errorf("crashing: %w", err)
-	}
-	select {} // SIGKILL cannot be caught: the process ends here
 }
 
 // commitHook calls sent for each OffsetCommit request written to a broker.

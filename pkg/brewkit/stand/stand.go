@@ -418,6 +418,7 @@ var tools = map[string]struct {
 	"kafka-get-offsets":      {"org.apache.kafka.tools.GetOffsetShell", true},
 	"kafka-leader-election":  {"org.apache.kafka.tools.LeaderElectionCommand", true},
 	"kafka-dump-log":         {"kafka.tools.DumpLogSegments", false},
+	"kafka-transactions":     {"org.apache.kafka.tools.TransactionsCommand", true},
 }
 
 func toolNames() []string {
