@@ -1,0 +1,111 @@
+// Package txnlog reads a topic that transactions write to, the way a
+// consumer sees it under each isolation level, control records included.
+package txnlog
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Read returns every record of topic from its start: up to the last stable
+// offset with committed (read_committed: aborted records filtered out), up to
+// the high watermark without (read_uncommitted: everything written). The
+// transaction markers are kept (r.Attrs.IsControl()): they take offsets too,
+// and they are how a reader knows it has reached the end.
+func Read(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string, committed bool) ([]*kgo.Record, error) {
+	level := kgo.ReadUncommitted()
+	list := adm.ListEndOffsets
+	if committed {
+		level, list = kgo.ReadCommitted(), adm.ListCommittedOffsets
+	}
+	ends, err := list(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
+	}
+	want := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			want[o.Partition] = o.Offset
+		}
+	})
+	if len(want) == 0 {
+		return nil, nil
+	}
+	start := map[string]map[int32]kgo.Offset{topic: {}}
+	for p := range want {
+		start[topic][p] = kgo.NewOffset().AtStart()
+	}
+	cl, err := brewkit.NewClient(cfg,
+		kgo.ConsumePartitions(start),
+		kgo.FetchIsolationLevel(level),
+		kgo.KeepControlRecords(),
+		brewkit.ConsumeErrors(),
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var recs []*kgo.Record
+	var check brewkit.FetchCheck
+	for len(want) > 0 {
+		fs := cl.PollFetches(rctx)
+		if rctx.Err() != nil {
+			return recs, fmt.Errorf("reading %s: %d partitions not read to their end within a minute", topic, len(want))
+		}
+		if err := check.Err(fs); err != nil {
+			return recs, err
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if end, ok := want[r.Partition]; ok && r.Offset < end {
+				recs = append(recs, r)
+				if r.Offset+1 >= end {
+					delete(want, r.Partition)
+				}
+			}
+		})
+	}
+	return recs, nil
+}
+
+// Settle waits, up to limit, until no transaction is open on topic: every
+// partition's last stable offset has reached its high watermark. A commit
+// returns to the producer once the coordinator has decided; the markers reach
+// the partitions a moment later, and until they do, read_committed readers
+// stop short of the transaction. Settle returns nil also when limit passes
+// (a transaction left open by a crashed producer stays open until its timeout
+// aborts it): what is open is then not read.
+func Settle(ctx context.Context, adm *kadm.Client, topic string, limit time.Duration) error {
+	err := brewkit.WaitFor(ctx, limit, 50*time.Millisecond, func() bool {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err != nil || ends.Error() != nil {
+			return false
+		}
+		stable, err := adm.ListCommittedOffsets(ctx, topic)
+		if err != nil || stable.Error() != nil {
+			return false
+		}
+		settled := true
+		ends.Each(func(e kadm.ListedOffset) {
+			if s, ok := stable.Lookup(topic, e.Partition); !ok || s.Offset != e.Offset {
+				settled = false
+			}
+		})
+		return settled
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	_ = err // limit passed: read what is decided
+	return nil
+}
