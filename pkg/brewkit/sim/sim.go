@@ -97,6 +97,12 @@ func New(opts Options) (*Cluster, error) {
 			// KIP-848 groups notice a silent member after 6 s, as on the stands.
 			"group.consumer.session.timeout.ms":    "6000",
 			"group.consumer.heartbeat.interval.ms": "1000",
+			// Lecture 08 sets its share groups' acquisition lock to 15 s
+			// (share.record.lock.duration.ms, a group config kfake does not
+			// read): the same as the broker default here, checked every
+			// half second.
+			"group.share.record.lock.duration.ms": "15000",
+			"share.record.lock.sweep.interval.ms": "500",
 		}),
 	}
 	if opts.DataDir != "" {

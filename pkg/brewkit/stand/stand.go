@@ -419,6 +419,7 @@ var tools = map[string]struct {
 	"kafka-leader-election":  {"org.apache.kafka.tools.LeaderElectionCommand", true},
 	"kafka-dump-log":         {"kafka.tools.DumpLogSegments", false},
 	"kafka-transactions":     {"org.apache.kafka.tools.TransactionsCommand", true},
+	"kafka-share-groups":     {"org.apache.kafka.tools.consumer.group.ShareGroupCommand", true},
 }
 
 func toolNames() []string {

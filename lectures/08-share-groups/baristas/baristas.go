@@ -1,0 +1,253 @@
+// Package baristas runs N consumers on one topic of drink tickets, each
+// taking a ticket, working on it for a while and acknowledging it, either as
+// a share group (any consumer takes any ticket) or, for contrast, as a
+// consumer group (a partition belongs to one consumer at a time).
+package baristas
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/08-share-groups/queue"
+)
+
+// Mode is how the consumers share the topic.
+type Mode string
+
+// The two modes.
+const (
+	Share Mode = "share" // a share group (KIP-932)
+	Group Mode = "group" // a classic consumer group
+)
+
+// Config is one run.
+type Config struct {
+	Mode       Mode
+	Consumers  int
+	Partitions int32
+	Tickets    int
+	Work       time.Duration // per ticket
+}
+
+// Defaults: 6 baristas, 1 partition, 120 tickets of 20 ms.
+var Defaults = Config{Mode: Share, Consumers: 6, Partitions: 1, Tickets: 120, Work: 20 * time.Millisecond}
+
+// Barista is what one consumer did.
+type Barista struct {
+	Name    string `json:"name"`
+	Tickets int    `json:"tickets"`
+}
+
+// Result is a run's outcome.
+type Result struct {
+	Config    Config        `json:"config"`
+	Topic     string        `json:"topic"`
+	Baristas  []Barista     `json:"baristas"`
+	Done      int           `json:"done"`    // distinct tickets acknowledged
+	Repeats   int           `json:"repeats"` // tickets processed more than once
+	Elapsed   time.Duration `json:"elapsed"` // first ticket taken to last one done
+	PerSecond float64       `json:"per_second"`
+}
+
+// Busy counts the baristas that got at least one ticket.
+func (r Result) Busy() int {
+	n := 0
+	for _, b := range r.Baristas {
+		if b.Tickets > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Run writes the tickets to a fresh topic, then runs the consumers until
+// every ticket is done.
+func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (Result, error) {
+	res := Result{Config: c}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	run := rand.Uint32() % 1e6
+	res.Topic = fmt.Sprintf("brew.tickets.%s.%d", c.Mode, run)
+	group := res.Topic
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: res.Topic, Partitions: c.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+		return res, err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		adm.DeleteTopics(dctx, res.Topic) //nolint:errcheck // leftovers are harmless
+		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
+	}()
+	if c.Mode == Share {
+		if err := queue.SetGroupConfig(ctx, cl, group, queue.FromEarliest); err != nil {
+			return res, err
+		}
+	}
+	if err := queue.Tickets(ctx, cl, res.Topic, c.Tickets); err != nil {
+		return res, err
+	}
+	kind := map[Mode]string{Share: "share group", Group: "consumer group"}[c.Mode]
+	say(fmt.Sprintf("%d tickets in %s (%d partitions); %d baristas in a %s, %s per ticket",
+		c.Tickets, res.Topic, c.Partitions, c.Consumers, kind, c.Work))
+
+	var mu sync.Mutex
+	done := map[int]int{} // ticket: times processed
+	var first, last time.Time
+	allDone := make(chan struct{})
+	took := func(name string, r *kgo.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		n := queue.Ticket(r)
+		done[n]++
+		if first.IsZero() {
+			first = time.Now()
+		}
+		last = time.Now()
+		for i := range res.Baristas {
+			if res.Baristas[i].Name == name {
+				res.Baristas[i].Tickets++
+			}
+		}
+		if len(done) == c.Tickets {
+			select {
+			case <-allDone:
+			default:
+				close(allDone)
+			}
+		}
+	}
+	for i := range c.Consumers {
+		res.Baristas = append(res.Baristas, Barista{Name: fmt.Sprintf("barista-%d", i+1)})
+	}
+
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, c.Consumers)
+	for _, b := range res.Baristas {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := consume(cctx, cfg, c, group, res.Topic, func(r *kgo.Record) { took(b.Name, r) }); err != nil {
+				errs <- fmt.Errorf("%s: %w", b.Name, err)
+			}
+		}()
+	}
+	select {
+	case <-allDone:
+	case err := <-errs:
+		return res, err
+	case <-time.After(time.Duration(c.Tickets)*c.Work + 2*time.Minute):
+		return res, fmt.Errorf("only %d of %d tickets done", len(done), c.Tickets)
+	case <-ctx.Done():
+		return res, ctx.Err()
+	}
+	stop()
+	wg.Wait()
+
+	mu.Lock()
+	defer mu.Unlock()
+	res.Done = len(done)
+	for _, n := range done {
+		if n > 1 {
+			res.Repeats += n - 1
+		}
+	}
+	res.Elapsed = last.Sub(first)
+	if res.Elapsed > 0 {
+		res.PerSecond = float64(res.Done) / res.Elapsed.Seconds()
+	}
+	return res, nil
+}
+
+// consume is one barista: take tickets, work, acknowledge.
+func consume(ctx context.Context, cfg brewkit.Config, c Config, group, topic string, took func(*kgo.Record)) error {
+	var opts []kgo.Opt
+	if c.Mode == Share {
+		opts = queue.ShareOpts(group, topic, 1)
+	} else {
+		opts = []kgo.Opt{
+			kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
+		}
+	}
+	cl, err := brewkit.NewClient(cfg, opts...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	var check brewkit.FetchCheck
+	for ctx.Err() == nil {
+		fs := cl.PollRecords(ctx, 1)
+		if err := check.Err(fs); err != nil {
+			return err
+		}
+		for _, r := range fs.Records() {
+			time.Sleep(c.Work)
+			took(r)
+			if c.Mode == Share {
+				r.Ack(kgo.AckAccept)
+			} else if err := cl.CommitRecords(ctx, r); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("committing: %w", err)
+			}
+		}
+		if c.Mode == Share && ctx.Err() == nil {
+			if err := cl.FlushAcks(ctx); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("acknowledging: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// Print writes who did what.
+func (r Result) Print(w io.Writer) {
+	t := brewkit.NewTable(w, "BARISTA", "TICKETS")
+	for _, b := range r.Baristas {
+		note := ""
+		if b.Tickets == 0 {
+			note = "  idle"
+		}
+		t.Row(b.Name, fmt.Sprint(b.Tickets)+note)
+	}
+	t.Flush()
+	fmt.Fprintf(w, "%d tickets done by %d of %d baristas in %s; throughput %.0f tickets/s\n",
+		r.Done, r.Busy(), len(r.Baristas), r.Elapsed.Round(10*time.Millisecond), r.PerSecond)
+}
+
+// Table runs every mode with each consumer count on a one-partition topic.
+func Table(ctx context.Context, cfg brewkit.Config, base Config, counts []int, say func(string)) ([]Result, error) {
+	var out []Result
+	for _, m := range []Mode{Share, Group} {
+		for _, n := range counts {
+			c := base
+			c.Mode, c.Consumers, c.Partitions = m, n, 1
+			r, err := Run(ctx, cfg, c, say)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// PrintTable writes the throughput table.
+func PrintTable(w io.Writer, rs []Result) {
+	t := brewkit.NewTable(w, "MODE", "CONSUMERS", "BUSY", "TICKETS", "ELAPSED", "TICKETS/S")
+	for _, r := range rs {
+		t.Row(r.Config.Mode, r.Config.Consumers, r.Busy(), r.Done, r.Elapsed.Round(10*time.Millisecond), fmt.Sprintf("%.0f", r.PerSecond))
+	}
+	t.Flush()
+}

@@ -1,0 +1,40 @@
+package crash_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+
+	"github.com/brew-course/kafka/lectures/08-share-groups/crash"
+)
+
+// Tickets held by a barista process come back to another barista with
+// delivery count 2: at once when the process is killed, after the
+// acquisition lock when it is frozen.
+func TestHeldTicketsComeBack(t *testing.T) {
+	env := brewtest.Cluster(t)
+	c := crash.Defaults
+	c.Holder = []string{brewtest.BuildCmdAt(t, "../cmd/crash"), "hold"}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	runs, err := crash.Demo(ctx, env.Config, c, []crash.How{crash.Kill, crash.Freeze}, func(s string) { t.Log(s) })
+	require.NoError(t, err)
+	for _, r := range runs {
+		require.NotEmpty(t, r.Held, "%s: barista-1 held tickets", r.How)
+		require.Equal(t, r.Held, r.Back, "%s: every held ticket came back", r.How)
+		for _, n := range r.Counts {
+			require.Equal(t, int32(2), n, "%s: second delivery", r.How)
+		}
+		require.Equal(t, c.Tickets-len(r.Held), r.Others, "%s: the free tickets went to barista-2 once", r.How)
+	}
+	require.GreaterOrEqual(t, runs[1].After, c.Lock-time.Second, "frozen: the tickets wait for the lock to run out")
+	var b strings.Builder
+	crash.Print(&b, runs)
+	t.Log("\n" + b.String())
+	brewtest.MatchesReadme(t, "../README.md", "crash", b.String())
+}

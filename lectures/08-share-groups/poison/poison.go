@@ -1,0 +1,219 @@
+// Package poison shows how a share group stops a poison message: a ticket
+// every barista fails on is released back each time, its delivery count
+// rises, and once the count reaches the group's delivery limit the broker
+// archives it; it is never delivered again, and the other tickets flow on. A
+// ticket rejected on its first delivery is archived at once.
+package poison
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/08-share-groups/queue"
+)
+
+// Config is one run.
+type Config struct {
+	Tickets   int
+	Poison    int // the ticket every barista releases
+	Reject    int // the ticket rejected on its first delivery
+	Limit     int // the broker's group.share.delivery.count.limit (Kafka's default: 5)
+	Consumers int
+}
+
+// Defaults: 20 tickets, ticket 7 poison, ticket 13 rejected; the stands keep
+// Kafka's default delivery limit, 5.
+var Defaults = Config{Tickets: 20, Poison: 7, Reject: 13, Limit: 5, Consumers: 2}
+
+// Delivery is one delivery of a ticket to a barista and what it did.
+type Delivery struct {
+	At      time.Time `json:"at"`
+	Barista string    `json:"barista"`
+	Ticket  int       `json:"ticket"`
+	Count   int32     `json:"delivery_count"`
+	Action  string    `json:"action"` // accept, release, reject
+}
+
+// Result is a run's outcome.
+type Result struct {
+	Config      Config     `json:"config"`
+	Topic       string     `json:"topic"`
+	Deliveries  []Delivery `json:"deliveries"`  // of the poison and the rejected ticket
+	Accepted    int        `json:"accepted"`    // distinct other tickets accepted
+	Redelivered int        `json:"redelivered"` // deliveries of other tickets beyond the first
+	StartOffset int64      `json:"share_start_offset"`
+	End         int64      `json:"end_offset"`
+}
+
+// Of returns the deliveries of one ticket.
+func (r Result) Of(ticket int) []Delivery {
+	var out []Delivery
+	for _, d := range r.Deliveries {
+		if d.Ticket == ticket {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Run writes the tickets to a fresh one-partition topic and runs the
+// baristas until the group's start offset passes every ticket: each accepted,
+// rejected or archived.
+func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (Result, error) {
+	res := Result{Config: c}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	res.Topic = fmt.Sprintf("brew.tickets.poison.%d", rand.Uint32()%1e6)
+	group := res.Topic
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: res.Topic, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
+		return res, err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		adm.DeleteTopics(dctx, res.Topic) //nolint:errcheck // leftovers are harmless
+		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
+	}()
+	if err := queue.SetGroupConfig(ctx, cl, group, queue.FromEarliest); err != nil {
+		return res, err
+	}
+	if err := queue.Tickets(ctx, cl, res.Topic, c.Tickets); err != nil {
+		return res, err
+	}
+	res.End = int64(c.Tickets)
+	say(fmt.Sprintf("%d tickets in %s; delivery limit %d; ticket %d fails every barista, ticket %d is rejected",
+		c.Tickets, res.Topic, c.Limit, c.Poison, c.Reject))
+
+	var mu sync.Mutex
+	accepted := map[int]int{}
+	deliver := func(d Delivery) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch d.Ticket {
+		case c.Poison, c.Reject:
+			res.Deliveries = append(res.Deliveries, d)
+			say(fmt.Sprintf("ticket %d: delivery %d to %s: %s", d.Ticket, d.Count, d.Barista, d.Action))
+		default:
+			accepted[d.Ticket]++
+		}
+	}
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, c.Consumers)
+	for i := range c.Consumers {
+		name := fmt.Sprintf("barista-%d", i+1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := barista(cctx, cfg, c, group, res.Topic, name, deliver); err != nil {
+				errs <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	// Done when the group has no lag: every ticket accepted, rejected or
+	// archived. (Kafka 4.2 moves the start offset it reports past an
+	// archived record only later; the lag counts it at once.)
+	werr := brewkit.WaitFor(ctx, 2*time.Minute, 200*time.Millisecond, func() bool {
+		select {
+		case err := <-errs:
+			errs <- err
+			return true
+		default:
+		}
+		var lag int64
+		res.StartOffset, lag = startOffset(ctx, adm, group, res.Topic)
+		mu.Lock()
+		n := len(accepted)
+		mu.Unlock()
+		return lag == 0 && n == c.Tickets-2
+	})
+	stop()
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return res, err
+	default:
+	}
+	if werr != nil {
+		return res, fmt.Errorf("the group still has tickets to do (start offset %d of %d): %w", res.StartOffset, res.End, werr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	res.Accepted = len(accepted)
+	for _, n := range accepted {
+		res.Redelivered += n - 1
+	}
+	return res, nil
+}
+
+// startOffset is the share group's start offset and lag on partition 0
+// (-1, -1 unknown).
+func startOffset(ctx context.Context, adm *kadm.Client, group, topic string) (start, lag int64) {
+	offs, err := adm.DescribeShareGroupOffsets(ctx, group)
+	if err != nil {
+		return -1, -1
+	}
+	if o, ok := offs[group].Offsets.Lookup(topic, 0); ok && o.Err == nil {
+		return o.StartOffset, o.Lag
+	}
+	return -1, -1
+}
+
+func barista(ctx context.Context, cfg brewkit.Config, c Config, group, topic, name string, deliver func(Delivery)) error {
+	cl, err := brewkit.NewClient(cfg, queue.ShareOpts(group, topic, 5)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	var check brewkit.FetchCheck
+	for ctx.Err() == nil {
+		fs := cl.PollRecords(ctx, 5)
+		if err := check.Err(fs); err != nil {
+			return err
+		}
+		for _, r := range fs.Records() {
+			d := Delivery{At: time.Now(), Barista: name, Ticket: queue.Ticket(r), Count: r.DeliveryCount(), Action: "accept"}
+			status := kgo.AckAccept
+			switch d.Ticket {
+			case c.Poison:
+				d.Action, status = "release", kgo.AckRelease // the tablet fails on it
+			case c.Reject:
+				d.Action, status = "reject", kgo.AckReject // known bad: never again
+			}
+			r.Ack(status)
+			deliver(d)
+		}
+		if ctx.Err() == nil {
+			if err := cl.FlushAcks(ctx); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("acknowledging: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// Print writes the poison's and the rejected ticket's deliveries and the rest.
+func (r Result) Print(w io.Writer) {
+	t := brewkit.NewTable(w, "TICKET", "DELIVERY", "BARISTA", "ACTION")
+	for _, d := range append(r.Of(r.Config.Poison), r.Of(r.Config.Reject)...) {
+		t.Row(d.Ticket, d.Count, d.Barista, d.Action)
+	}
+	t.Flush()
+	fmt.Fprintf(w, "ticket %d archived after %d deliveries (group.share.delivery.count.limit=%d); ticket %d archived on its reject\n",
+		r.Config.Poison, len(r.Of(r.Config.Poison)), r.Config.Limit, r.Config.Reject)
+	fmt.Fprintf(w, "the other %d tickets: %d accepted, %d redelivered; the group's lag: 0\n",
+		r.Config.Tickets-2, r.Accepted, r.Redelivered)
+}
