@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -94,12 +95,6 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 			return res, err
 		}
 	}
-	if err := queue.Tickets(ctx, cl, res.Topic, c.Tickets); err != nil {
-		return res, err
-	}
-	kind := map[Mode]string{Share: "share group", Group: "consumer group"}[c.Mode]
-	say(fmt.Sprintf("%d tickets in %s (%d partitions); %d baristas in a %s, %s per ticket",
-		c.Tickets, res.Topic, c.Partitions, c.Consumers, kind, c.Work))
 
 	var mu sync.Mutex
 	done := map[int]int{} // ticket: times processed
@@ -144,6 +139,18 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 			}
 		}()
 	}
+	// Every barista is at the counter before the first ticket: the group
+	// has them all as members with an assignment.
+	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool { return allJoined(ctx, adm, c, group) }); err != nil {
+		return res, fmt.Errorf("the %d baristas did not all join %s: %w", c.Consumers, group, err)
+	}
+	if err := queue.Tickets(ctx, cl, res.Topic, c.Tickets); err != nil {
+		return res, err
+	}
+	kind := map[Mode]string{Share: "share group", Group: "consumer group"}[c.Mode]
+	say(fmt.Sprintf("%d tickets in %s (%d partitions); %d baristas in a %s, %s per ticket",
+		c.Tickets, res.Topic, c.Partitions, c.Consumers, kind, c.Work))
+
 	select {
 	case <-allDone:
 	case err := <-errs:
@@ -169,6 +176,27 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		res.PerSecond = float64(res.Done) / res.Elapsed.Seconds()
 	}
 	return res, nil
+}
+
+// allJoined: the group has every barista as a member with partitions assigned
+// (a consumer group: stable with all of them, one of them owning the partition).
+func allJoined(ctx context.Context, adm *kadm.Client, c Config, group string) bool {
+	if c.Mode == Share {
+		d, err := adm.DescribeShareGroups(ctx, group)
+		g, ok := d[group]
+		if err != nil || !ok || len(g.Members) != c.Consumers {
+			return false
+		}
+		for _, m := range g.Members {
+			if len(m.Assignment) == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	d, err := adm.DescribeGroups(ctx, group)
+	g, ok := d[group]
+	return err == nil && ok && g.State == "Stable" && len(g.Members) == c.Consumers
 }
 
 // consume is one barista: take tickets, work, acknowledge.
