@@ -271,3 +271,14 @@ var javaAndMaven = func(ctx context.Context) error {
 	}
 	return nil
 }
+
+// JavaClass runs a main class from the native stand's Kafka jars (kafka-tools'
+// ProducerPerformance, for example) with the log4j settings of the tools. The
+// jars are there once the native stand has been started on this machine.
+func (s *Stand) JavaClass(ctx context.Context, class string, args ...string) (*exec.Cmd, error) {
+	d := &native{s: s}
+	if !isFile(filepath.Join(d.lib(), "kafka-tools-4.2.0.jar")) {
+		return nil, fmt.Errorf("no Kafka 4.2.0 jars in %s: run `make up STAND=native` once to download them", d.lib())
+	}
+	return d.java(ctx, toolsLog4j, os.TempDir(), append([]string{class}, args...)...), nil
+}

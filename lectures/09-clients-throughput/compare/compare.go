@@ -1,0 +1,252 @@
+// Package compare runs one Brew workload, with the same settings, through
+// several Kafka clients: franz-go, IBM/sarama, segmentio/kafka-go,
+// confluent-kafka-go (librdkafka), and Kafka's own Java tools as the reference. Each run writes a fresh topic and reads it
+// back; runs are interleaved across clients, a warm-up round is left out, and
+// the median and the range of the runs are reported.
+package compare
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/09-clients-throughput/perf"
+)
+
+// Client is one Kafka client under test.
+type Client interface {
+	Name() string
+	// Settings says how the workload's settings map onto this client.
+	Settings(perf.Workload) string
+	Produce(ctx context.Context, cfg brewkit.Config, topic string, w perf.Workload, bar *perf.Bar) (perf.Phase, error)
+	Consume(ctx context.Context, cfg brewkit.Config, topic string, w perf.Workload, bar *perf.Bar) (perf.Phase, error)
+}
+
+// Clients are every client, in the table's order.
+var Clients = []Client{Franz{}, Sarama{}, KafkaGo{}, Confluent{}, Java{}}
+
+// GoClients are the clients that run inside this process.
+var GoClients = []Client{Franz{}, Sarama{}, KafkaGo{}, Confluent{}}
+
+// Config is a comparison.
+type Config struct {
+	Workload perf.Workload
+	Runs     int
+	Clients  []Client
+}
+
+// Defaults: 200 000 records of 256 bytes on 3 partitions, linger 5 ms,
+// batches of 256 KiB, lz4, three runs.
+var Defaults = Config{
+	Workload: perf.Workload{Records: 200_000, Size: 256, Partitions: 3, Linger: 5 * time.Millisecond, BatchBytes: 256 << 10, Compression: "lz4"},
+	Runs:     3,
+}
+
+// Row is one client's runs.
+type Row struct {
+	Client   string       `json:"client"`
+	Version  string       `json:"version"`
+	Settings string       `json:"settings"`
+	Produce  []perf.Phase `json:"produce"`
+	Consume  []perf.Phase `json:"consume"`
+}
+
+// Result is the comparison.
+type Result struct {
+	Machine  string        `json:"machine"`
+	Workload perf.Workload `json:"workload"`
+	Runs     int           `json:"runs"`
+	Rows     []Row         `json:"rows"`
+}
+
+// Run compares the clients.
+func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (Result, error) {
+	res := Result{Machine: perf.Machine(), Workload: c.Workload, Runs: c.Runs}
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	for _, client := range c.Clients {
+		res.Rows = append(res.Rows, Row{Client: client.Name(), Version: Version(client), Settings: client.Settings(c.Workload)})
+	}
+	one := func(client Client, w perf.Workload) (perf.Phase, perf.Phase, error) {
+		topic := fmt.Sprintf("brew.compare.%d", rand.Uint32()%1e9)
+		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: w.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+			return perf.Phase{}, perf.Phase{}, err
+		}
+		defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+		// Every leader answers for its partition (metadata can name a
+		// leader a moment before it has the log; kafka-go gives up then).
+		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
+			return perf.Phase{}, perf.Phase{}, err
+		}
+		bar := perf.NewBar(w.Records, client.Name()+" produce")
+		p, err := client.Produce(ctx, cfg, topic, w, bar)
+		bar.Done()
+		if err != nil {
+			return p, perf.Phase{}, fmt.Errorf("%s producing: %w", client.Name(), err)
+		}
+		bar = perf.NewBar(w.Records, client.Name()+" consume")
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		r, err := client.Consume(cctx, cfg, topic, w, bar)
+		bar.Done()
+		if err != nil {
+			return p, r, fmt.Errorf("%s consuming: %w", client.Name(), err)
+		}
+		return p, r, nil
+	}
+
+	warm := c.Workload
+	warm.Records = max(1, c.Workload.Records/10)
+	for _, client := range c.Clients {
+		if _, _, err := one(client, warm); err != nil {
+			return res, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	say(fmt.Sprintf("warm-up done; %d runs of %d records, interleaved", c.Runs, c.Workload.Records))
+	for run := 1; run <= c.Runs; run++ {
+		for i, client := range c.Clients {
+			p, r, err := one(client, c.Workload)
+			if err != nil {
+				return res, err
+			}
+			res.Rows[i].Produce = append(res.Rows[i].Produce, p)
+			res.Rows[i].Consume = append(res.Rows[i].Consume, r)
+			say(fmt.Sprintf("run %d/%d %-18s produce %8.0f rec/s  consume %8.0f rec/s", run, c.Runs, client.Name(), p.PerSec, r.PerSec))
+		}
+	}
+	return res, nil
+}
+
+// Version is the client library's module version, from this binary's build
+// information ("4.2.0" for Kafka's tools).
+func Version(c Client) string {
+	path := map[string]string{
+		"franz-go": "github.com/twmb/franz-go", "sarama": "github.com/IBM/sarama", "kafka-go": "github.com/segmentio/kafka-go",
+		"confluent-kafka-go": "github.com/confluentinc/confluent-kafka-go/v2",
+	}[c.Name()]
+	if path == "" {
+		return "4.2.0"
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == path {
+				return d.Version
+			}
+		}
+	}
+	return "(unknown)"
+}
+
+// Stat is the median and range of one measure over the runs.
+type Stat struct{ Median, Min, Max float64 }
+
+func stat(phases []perf.Phase, f func(perf.Phase) float64) Stat {
+	var v []float64
+	for _, p := range phases {
+		v = append(v, f(p))
+	}
+	if len(v) == 0 {
+		return Stat{}
+	}
+	slices.Sort(v)
+	return Stat{Median: v[len(v)/2], Min: v[0], Max: v[len(v)-1]}
+}
+
+// Stats of a row: producer and consumer records/s, producer p99 (ms), CPU
+// seconds per million records for each.
+func (r Row) Stats() (prod, cons, p99, prodCPU, consCPU Stat) {
+	prod = stat(r.Produce, func(p perf.Phase) float64 { return p.PerSec })
+	cons = stat(r.Consume, func(p perf.Phase) float64 { return p.PerSec })
+	p99 = stat(r.Produce, func(p perf.Phase) float64 { return float64(p.P99) / float64(time.Millisecond) })
+	prodCPU = stat(r.Produce, func(p perf.Phase) float64 { return p.CPUPerMillion().Seconds() })
+	consCPU = stat(r.Consume, func(p perf.Phase) float64 { return p.CPUPerMillion().Seconds() })
+	return
+}
+
+func (s Stat) rate() string {
+	return fmt.Sprintf("%.0f (%.0f-%.0f)", s.Median, s.Min, s.Max)
+}
+
+// Print writes the table.
+func (res Result) Print(w io.Writer) {
+	wl := res.Workload
+	fmt.Fprintf(w, "machine: %s\n", res.Machine)
+	fmt.Fprintf(w, "workload: %d records of %d B, %d partitions, acks=all, linger %s, batch %d B, %s; median (min-max) of %d runs\n\n",
+		wl.Records, wl.Size, wl.Partitions, wl.Linger, wl.BatchBytes, wl.Compression, res.Runs)
+	t := brewkit.NewTable(w, "CLIENT", "VERSION", "PRODUCE REC/S", "CONSUME REC/S", "P99 MS", "CPU S/M PROD", "CPU S/M CONS")
+	for _, r := range res.Rows {
+		prod, cons, p99, pc, cc := r.Stats()
+		t.Row(r.Client, r.Version, prod.rate(), cons.rate(), fmt.Sprintf("%.0f", p99.Median), fmt.Sprintf("%.2f", pc.Median), fmt.Sprintf("%.2f", cc.Median))
+	}
+	t.Flush()
+	fmt.Fprintln(w)
+	for _, r := range res.Rows {
+		fmt.Fprintf(w, "%s: %s\n", r.Client, r.Settings)
+	}
+}
+
+// Markdown writes the table for the README.
+func (res Result) Markdown(w io.Writer) {
+	wl := res.Workload
+	fmt.Fprintf(w, "Machine: %s. Workload: %d records of %d B, %d partitions, acks=all, linger %s, batch %d B, %s; median (min-max) of %d runs.\n\n",
+		res.Machine, wl.Records, wl.Size, wl.Partitions, wl.Linger, wl.BatchBytes, wl.Compression, res.Runs)
+	fmt.Fprintln(w, "| client | version | produce rec/s | consume rec/s | p99 ms | CPU s/M produce | CPU s/M consume | settings |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range res.Rows {
+		prod, cons, p99, pc, cc := r.Stats()
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %.2f | %.2f | %s |\n", r.Client, r.Version, prod.rate(), cons.rate(), p99.Median, pc.Median, cc.Median, r.Settings)
+	}
+}
+
+// CSV writes one line per client and run.
+func (res Result) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"client", "version", "run", "produce_rec_s", "consume_rec_s", "p50_ms", "p99_ms", "produce_cpu_s_per_m", "consume_cpu_s_per_m"}) //nolint:errcheck // Flush reports
+	for _, r := range res.Rows {
+		for i := range r.Produce {
+			p, c := r.Produce[i], r.Consume[i]
+			cw.Write([]string{r.Client, r.Version, strconv.Itoa(i + 1), //nolint:errcheck // Flush reports
+				fmt.Sprintf("%.0f", p.PerSec), fmt.Sprintf("%.0f", c.PerSec),
+				fmt.Sprintf("%.1f", float64(p.P50)/1e6), fmt.Sprintf("%.1f", float64(p.P99)/1e6),
+				fmt.Sprintf("%.3f", p.CPUPerMillion().Seconds()), fmt.Sprintf("%.3f", c.CPUPerMillion().Seconds())})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ParseClients picks clients by name ("all", or a comma list).
+func ParseClients(s string) ([]Client, error) {
+	if s == "" || s == "all" {
+		return Clients, nil
+	}
+	var out []Client
+	for _, name := range strings.Split(s, ",") {
+		i := slices.IndexFunc(Clients, func(c Client) bool { return strings.HasPrefix(c.Name(), strings.TrimSpace(name)) })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown client %q: use franz-go, sarama, kafka-go, confluent-kafka-go or java", name)
+		}
+		out = append(out, Clients[i])
+	}
+	return out, nil
+}
+
+// Codecs checks that every client can take compression name.
+func Codecs(name string) (string, error) {
+	if _, err := perf.Codec(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}

@@ -1,0 +1,100 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/09-clients-throughput/perf"
+)
+
+// Franz is franz-go (kgo).
+type Franz struct{}
+
+func (Franz) Name() string { return "franz-go" }
+
+func (Franz) Settings(w perf.Workload) string {
+	return fmt.Sprintf("acks=all idempotent linger=%s batch=%d %s", w.Linger, w.BatchBytes, w.Compression)
+}
+
+func (Franz) Produce(ctx context.Context, cfg brewkit.Config, topic string, w perf.Workload, bar *perf.Bar) (perf.Phase, error) {
+	codec, err := perf.Codec(w.Compression)
+	if err != nil {
+		return perf.Phase{}, err
+	}
+	cl, err := brewkit.NewClient(cfg,
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerLinger(w.Linger),
+		kgo.ProducerBatchMaxBytes(int32(w.BatchBytes)),
+		kgo.ProducerBatchCompression(codec),
+		kgo.MaxBufferedRecords(100_000),
+	)
+	if err != nil {
+		return perf.Phase{}, err
+	}
+	defer cl.Close()
+	values := perf.Payloads(w.Size)
+	var mu sync.Mutex
+	lat := make([]time.Duration, 0, w.Records)
+	var firstErr error
+	ph := perf.Phase{Records: w.Records}
+	cpu, start := perf.ProcessCPU(), time.Now()
+	for i := range w.Records {
+		sent := time.Now()
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: values[i%len(values)]}, func(_ *kgo.Record, err error) {
+			d := time.Since(sent)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			lat = append(lat, d)
+			bar.Add(1)
+		})
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return ph, err
+	}
+	ph.Elapsed, ph.CPU = time.Since(start), perf.ProcessCPU()-cpu
+	if firstErr != nil {
+		return ph, fmt.Errorf("franz-go: %w", firstErr)
+	}
+	ph.Latencies(lat)
+	ph.Finish(w.Size)
+	return ph, nil
+}
+
+func (Franz) Consume(ctx context.Context, cfg brewkit.Config, topic string, w perf.Workload, bar *perf.Bar) (perf.Phase, error) {
+	cl, err := brewkit.NewClient(cfg,
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		brewkit.ConsumeErrors(),
+	)
+	if err != nil {
+		return perf.Phase{}, err
+	}
+	defer cl.Close()
+	ph := perf.Phase{Records: w.Records}
+	var check brewkit.FetchCheck
+	cpu, start := perf.ProcessCPU(), time.Now()
+	for n := 0; n < w.Records; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return ph, fmt.Errorf("franz-go: read %d of %d: %w", n, w.Records, ctx.Err())
+		}
+		if err := check.Err(fs); err != nil {
+			return ph, err
+		}
+		got := fs.NumRecords()
+		n += got
+		bar.Add(got)
+	}
+	ph.Elapsed, ph.CPU = time.Since(start), perf.ProcessCPU()-cpu
+	ph.Finish(w.Size)
+	return ph, nil
+}

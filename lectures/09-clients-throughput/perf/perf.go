@@ -1,0 +1,159 @@
+// Package perf holds what every measurement of the lecture shares: the
+// workload, what a phase measured, latency percentiles, the CPU a process
+// used, and a progress bar for long runs.
+package perf
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"golang.org/x/term"
+)
+
+// Workload is what every client is asked to do, with the same settings.
+type Workload struct {
+	Records     int           `json:"records"`
+	Size        int           `json:"record_bytes"`
+	Partitions  int32         `json:"partitions"`
+	Linger      time.Duration `json:"linger"`
+	BatchBytes  int           `json:"batch_bytes"`
+	Compression string        `json:"compression"` // none, gzip, snappy, lz4, zstd
+}
+
+// Phase is one measured phase: producing or consuming Records records.
+type Phase struct {
+	Records   int           `json:"records"`
+	Elapsed   time.Duration `json:"elapsed"`
+	PerSec    float64       `json:"records_per_sec"`
+	MiBPerSec float64       `json:"mib_per_sec"`
+	P50       time.Duration `json:"p50,omitempty"` // send to acknowledgement (producers)
+	P99       time.Duration `json:"p99,omitempty"`
+	Max       time.Duration `json:"max,omitempty"`
+	CPU       time.Duration `json:"cpu"` // process CPU (user + system) during the phase
+}
+
+// CPUPerMillion is the CPU the phase took per million records.
+func (p Phase) CPUPerMillion() time.Duration {
+	if p.Records == 0 {
+		return 0
+	}
+	return time.Duration(float64(p.CPU) * 1e6 / float64(p.Records))
+}
+
+// Finish fills the rates from Records, size and Elapsed.
+func (p *Phase) Finish(size int) {
+	if s := p.Elapsed.Seconds(); s > 0 {
+		p.PerSec = float64(p.Records) / s
+		p.MiBPerSec = float64(p.Records) * float64(size) / s / (1 << 20)
+	}
+}
+
+// Latencies sets P50, P99 and Max from the samples.
+func (p *Phase) Latencies(samples []time.Duration) {
+	if len(samples) == 0 {
+		return
+	}
+	slices.Sort(samples)
+	at := func(q float64) time.Duration { return samples[min(len(samples)-1, int(q*float64(len(samples))))] }
+	p.P50, p.P99, p.Max = at(0.50), at(0.99), samples[len(samples)-1]
+}
+
+// ProcessCPU is this process's CPU time so far (user + system).
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Bar is a progress bar on stderr when it is a terminal, and nothing when not
+// (CI logs, pipes).
+type Bar struct{ b *progressbar.ProgressBar }
+
+// NewBar starts a bar for n steps.
+func NewBar(n int, what string) *Bar {
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return &Bar{}
+	}
+	return &Bar{progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+// Add moves the bar on by n.
+func (b *Bar) Add(n int) {
+	if b.b != nil {
+		b.b.Add(n) //nolint:errcheck // a progress bar
+	}
+}
+
+// Done clears the bar.
+func (b *Bar) Done() {
+	if b.b != nil {
+		b.b.Finish() //nolint:errcheck // a progress bar
+	}
+}
+
+// Payloads are 1024 record values of size bytes: Brew orders as JSON,
+// cut or padded to size, so that compression sees what it would see in
+// production rather than one repeated letter.
+func Payloads(size int) [][]byte {
+	rng := rand.New(rand.NewPCG(9, 9))
+	out := make([][]byte, 1024)
+	for i := range out {
+		v := make([]byte, 0, size)
+		for n := int64(i * 10); len(v) < size; n++ {
+			b, _ := json.Marshal(brewkit.NewOrder(rng, n, time.Date(2026, 11, 30, 9, 0, 0, int(n)*1e6, time.UTC)))
+			v = append(v, b...)
+		}
+		out[i] = v[:size]
+	}
+	return out
+}
+
+// Machine describes where the numbers come from: cores and CPU model.
+func Machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			if name, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "model name" {
+				model = strings.TrimSpace(value)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d cores, %s", runtime.NumCPU(), model)
+}
+
+// Codec is kgo's codec for a compression name.
+func Codec(name string) (kgo.CompressionCodec, error) {
+	switch name {
+	case "none", "":
+		return kgo.NoCompression(), nil
+	case "gzip":
+		return kgo.GzipCompression(), nil
+	case "snappy":
+		return kgo.SnappyCompression(), nil
+	case "lz4":
+		return kgo.Lz4Compression(), nil
+	case "zstd":
+		return kgo.ZstdCompression(), nil
+	}
+	return kgo.NoCompression(), fmt.Errorf("unknown compression %q: use none, gzip, snappy, lz4 or zstd", name)
+}
