@@ -7,12 +7,14 @@ package bench
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -28,6 +30,14 @@ type Config struct {
 	MaxInflight int // produce requests in flight per broker
 	Producers   int
 	Consumers   int
+	// Partitioner is how records without a key spread: sticky (franz-go's
+	// default: fill one partition's batch, then the next) or roundrobin
+	// (record by record, as kafka-go does).
+	Partitioner string
+	// E2ERate, when above 0, adds an end-to-end phase: records at this rate
+	// for E2EFor while a consumer reads them, each carrying its send time.
+	E2ERate int
+	E2EFor  time.Duration
 }
 
 // Defaults: the compare workload with franz-go's defaults for the rest.
@@ -38,6 +48,8 @@ var Defaults = Config{
 	MaxInflight: 5,
 	Producers:   1,
 	Consumers:   1,
+	Partitioner: "sticky",
+	E2EFor:      5 * time.Second,
 }
 
 // Check says what is wrong with c, if anything.
@@ -47,6 +59,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("acks %q: use all, 1 or 0", c.Acks)
 	case c.Idempotent && c.Acks != "all":
 		return fmt.Errorf("idempotence needs acks=all")
+	case c.Partitioner != "sticky" && c.Partitioner != "roundrobin":
+		return fmt.Errorf("partitioner %q: use sticky or roundrobin", c.Partitioner)
 	case c.Idempotent && c.MaxInflight != 5:
 		return fmt.Errorf("an idempotent franz-go producer keeps 5 requests in flight per broker; to change it, turn idempotence off")
 	}
@@ -56,8 +70,8 @@ func (c Config) Check() error {
 
 // Effective is the configuration as the client runs it.
 func (c Config) Effective() string {
-	return fmt.Sprintf("records=%d size=%dB partitions=%d acks=%s idempotent=%v linger=%s batch=%dB in-flight=%d compression=%s producers=%d consumers=%d",
-		c.Records, c.Size, c.Partitions, c.Acks, c.Idempotent, c.Linger, c.BatchBytes, c.MaxInflight, c.Compression, c.Producers, c.Consumers)
+	return fmt.Sprintf("records=%d size=%dB partitions=%d acks=%s idempotent=%v linger=%s batch=%dB in-flight=%d compression=%s partitioner=%s producers=%d consumers=%d",
+		c.Records, c.Size, c.Partitions, c.Acks, c.Idempotent, c.Linger, c.BatchBytes, c.MaxInflight, c.Compression, c.Partitioner, c.Producers, c.Consumers)
 }
 
 // Result is a run.
@@ -67,6 +81,8 @@ type Result struct {
 	Consume perf.Phase `json:"consume"`
 	// Ratio is the batches' uncompressed size over their size on the wire.
 	Ratio float64 `json:"compression_ratio"`
+	// EndToEnd is the end-to-end phase: latency from send to receipt.
+	EndToEnd *perf.Phase `json:"end_to_end,omitempty"`
 }
 
 // Run writes and reads a fresh topic as c says.
@@ -89,8 +105,90 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 	if res.Produce, res.Ratio, err = produce(ctx, cfg, c, topic); err != nil {
 		return res, err
 	}
-	res.Consume, err = consume(ctx, cfg, c, topic)
+	if res.Consume, err = consume(ctx, cfg, c, topic); err != nil || c.E2ERate <= 0 {
+		return res, err
+	}
+	e2e, err := endToEnd(ctx, cfg, c, adm)
+	res.EndToEnd = &e2e
 	return res, err
+}
+
+// endToEnd writes records at c.E2ERate to a fresh topic while a consumer
+// reads it; each value starts with its send time (Unix nanoseconds), and the
+// latency is from that to the consumer's receipt: the path a record takes
+// through the producer, the leader, replication (acks=all) and the fetch.
+func endToEnd(ctx context.Context, cfg brewkit.Config, c Config, adm *kadm.Client) (perf.Phase, error) {
+	n := max(1, int(float64(c.E2ERate)*c.E2EFor.Seconds()))
+	ph := perf.Phase{Records: n}
+	topic := fmt.Sprintf("brew.bench.e2e.%d", rand.Uint32()%1e9)
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: c.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+		return ph, err
+	}
+	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+	if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
+		return ph, err
+	}
+	cons, err := brewkit.NewClient(cfg, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(100*time.Millisecond), brewkit.ConsumeErrors())
+	if err != nil {
+		return ph, err
+	}
+	defer cons.Close()
+	prod, err := brewkit.NewClient(cfg, producerOpts(c)...)
+	if err != nil {
+		return ph, err
+	}
+	defer prod.Close()
+
+	cctx, cancel := context.WithTimeout(ctx, c.E2EFor+time.Minute)
+	defer cancel()
+	lat := make([]time.Duration, 0, n)
+	done := make(chan error, 1)
+	go func() {
+		var check brewkit.FetchCheck
+		for len(lat) < n {
+			fs := cons.PollFetches(cctx)
+			if cctx.Err() != nil {
+				done <- fmt.Errorf("end to end: read %d of %d: %w", len(lat), n, cctx.Err())
+				return
+			}
+			if err := check.Err(fs); err != nil {
+				done <- err
+				return
+			}
+			now := time.Now()
+			fs.EachRecord(func(r *kgo.Record) {
+				if len(r.Value) >= 8 {
+					lat = append(lat, now.Sub(time.Unix(0, int64(binary.BigEndian.Uint64(r.Value)))))
+				}
+			})
+		}
+		done <- nil
+	}()
+	values := perf.Payloads(max(c.Size, 8))
+	bar := perf.NewBar(n, "end to end")
+	defer bar.Done()
+	tick := time.NewTicker(time.Second / time.Duration(c.E2ERate))
+	defer tick.Stop()
+	start := time.Now()
+	for i := range n {
+		select {
+		case <-tick.C:
+		case <-cctx.Done():
+			return ph, cctx.Err()
+		}
+		v := append([]byte(nil), values[i%len(values)]...)
+		binary.BigEndian.PutUint64(v, uint64(time.Now().UnixNano()))
+		prod.Produce(cctx, &kgo.Record{Topic: topic, Value: v}, nil)
+		bar.Add(1)
+	}
+	if err := <-done; err != nil {
+		return ph, err
+	}
+	ph.Elapsed = time.Since(start)
+	ph.Latencies(lat)
+	ph.Finish(c.Size)
+	return ph, nil
 }
 
 func producerOpts(c Config) []kgo.Opt {
@@ -102,6 +200,9 @@ func producerOpts(c Config) []kgo.Opt {
 		kgo.ProducerBatchMaxBytes(int32(c.BatchBytes)),
 		kgo.ProducerBatchCompression(codec),
 		kgo.MaxBufferedRecords(100_000),
+	}
+	if c.Partitioner == "roundrobin" {
+		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
 	}
 	if !c.Idempotent {
 		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(c.MaxInflight))
@@ -274,4 +375,8 @@ func (r Result) Print(w io.Writer) {
 	}
 	t.Flush()
 	fmt.Fprintf(w, "compression ratio on the wire: %.2f\n", r.Ratio)
+	if e := r.EndToEnd; e != nil {
+		fmt.Fprintf(w, "end to end at %d records/s for %s: p50 %s, p99 %s, max %s\n", r.Config.E2ERate, r.Config.E2EFor,
+			e.P50.Round(100*time.Microsecond), e.P99.Round(100*time.Microsecond), e.Max.Round(100*time.Microsecond))
+	}
 }

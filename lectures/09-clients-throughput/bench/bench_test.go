@@ -50,3 +50,21 @@ func TestBenchRefusesImpossibleSettings(t *testing.T) {
 	c.MaxInflight = 10
 	require.ErrorContains(t, c.Check(), "keeps 5 requests in flight")
 }
+
+// The end-to-end phase reads every record it wrote at a fixed rate, and the
+// latency from the timestamp in the record is measured.
+func TestEndToEndLatency(t *testing.T) {
+	env := brewtest.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := bench.Defaults
+	c.Records, c.E2ERate, c.E2EFor = 1000, 500, 2*time.Second
+	r, err := bench.Run(ctx, env.Config, c)
+	require.NoError(t, err)
+	require.NotNil(t, r.EndToEnd)
+	t.Logf("end to end %+v", *r.EndToEnd)
+	require.Equal(t, 1000, r.EndToEnd.Records)
+	require.Positive(t, r.EndToEnd.P50)
+	require.LessOrEqual(t, r.EndToEnd.P50, r.EndToEnd.P99)
+	require.Less(t, r.EndToEnd.P99, 5*time.Second, "at 500 records/s nothing waits long")
+}

@@ -133,7 +133,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 // information ("4.2.0" for Kafka's tools).
 func Version(c Client) string {
 	path := map[string]string{
-		"franz-go": "github.com/twmb/franz-go", "sarama": "github.com/IBM/sarama", "kafka-go": "github.com/segmentio/kafka-go",
+		"franz-go": "github.com/twmb/franz-go", "franz-go-as-kafka-go": "github.com/twmb/franz-go",
+		"sarama": "github.com/IBM/sarama", "kafka-go": "github.com/segmentio/kafka-go",
 		"confluent-kafka-go": "github.com/confluentinc/confluent-kafka-go/v2",
 	}[c.Name()]
 	if path == "" {
@@ -232,13 +233,15 @@ func ParseClients(s string) ([]Client, error) {
 	if s == "" || s == "all" {
 		return Clients, nil
 	}
+	known := append(slices.Clone(Clients), Franz{AsKafkaGo: true})
 	var out []Client
 	for _, name := range strings.Split(s, ",") {
-		i := slices.IndexFunc(Clients, func(c Client) bool { return strings.HasPrefix(c.Name(), strings.TrimSpace(name)) })
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(known, func(c Client) bool { return c.Name() == name || name == "java" && c.Name() == Java{}.Name() })
 		if i < 0 {
-			return nil, fmt.Errorf("unknown client %q: use franz-go, sarama, kafka-go, confluent-kafka-go or java", name)
+			return nil, fmt.Errorf("unknown client %q: use franz-go, sarama, kafka-go, confluent-kafka-go, java or franz-go-as-kafka-go", name)
 		}
-		out = append(out, Clients[i])
+		out = append(out, known[i])
 	}
 	return out, nil
 }

@@ -46,6 +46,9 @@ func (KafkaGo) Produce(ctx context.Context, cfg brewkit.Config, topic string, w 
 		BatchSize:    w.BatchBytes/max(w.Size, 1) + 1, // a count limit high enough for the byte limit to apply
 		Compression:  codec,
 		Async:        true,
+		// A transport of its own: kafka-go's shared default caches metadata
+		// for 6 s and refuses a topic created since with UNKNOWN_TOPIC.
+		Transport: &kafka.Transport{ClientID: "brew-course"},
 		Completion: func(msgs []kafka.Message, err error) {
 			now := time.Now()
 			mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -28,6 +29,9 @@ func main() {
 	flag.StringVar(&c.Compression, "compression", c.Compression, "none, gzip, snappy, lz4 or zstd")
 	flag.IntVar(&c.Producers, "producers", c.Producers, "producer clients in parallel")
 	flag.IntVar(&c.Consumers, "consumers", c.Consumers, "consumer clients in parallel")
+	flag.StringVar(&c.Partitioner, "partitioner", c.Partitioner, "sticky (franz-go's default) or roundrobin (kafka-go's)")
+	flag.IntVar(&c.E2ERate, "e2e-rate", 0, "add an end-to-end latency phase at this many records/s (0: none)")
+	flag.DurationVar(&c.E2EFor, "e2e-for", c.E2EFor, "how long the end-to-end phase runs")
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: bench [flags]\n\n")
@@ -43,6 +47,9 @@ func main() {
 	fc.Require(c.Producers >= 1 && c.Producers <= 64, "producers", c.Producers, "must be between 1 and 64")
 	fc.Require(c.Consumers >= 1 && c.Consumers <= 64, "consumers", c.Consumers, "must be between 1 and 64")
 	fc.Require(c.MaxInflight >= 1, "in-flight", c.MaxInflight, "must be at least 1")
+	fc.Require(c.Partitioner == "sticky" || c.Partitioner == "roundrobin", "partitioner", c.Partitioner, "use sticky or roundrobin")
+	fc.Require(c.E2ERate >= 0 && c.E2ERate <= 100_000, "e2e-rate", c.E2ERate, "must be between 0 and 100000")
+	fc.Require(c.E2EFor > 0 && c.E2EFor <= 10*time.Minute, "e2e-for", c.E2EFor, "must be between 1ns and 10m")
 	fc.Require(c.Acks == "all" || c.Acks == "1" || c.Acks == "0", "acks", c.Acks, "use all, 1 or 0")
 	fc.Require(!c.Idempotent || c.Acks == "all", "acks", c.Acks, "an idempotent producer needs acks=all (add -idempotent=false)")
 	_, err := perf.Codec(c.Compression)
