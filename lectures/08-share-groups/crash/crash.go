@@ -60,13 +60,13 @@ type Held struct {
 
 // Run is one crash: the held tickets and when they came back.
 type Run struct {
-	How       How           `json:"how"`
-	Topic     string        `json:"topic"`
-	Held      []int         `json:"held"`        // tickets the first barista held (delivery 1)
-	Back      []int         `json:"back"`        // the same tickets delivered again to the second
-	Counts    []int32       `json:"counts"`      // their delivery counts on the second delivery
-	After     time.Duration `json:"back_after"`  // from the death to the last of them back
-	Others    int           `json:"others"`      // the other tickets, delivered once to the second
+	How    How           `json:"how"`
+	Topic  string        `json:"topic"`
+	Held   []int         `json:"held"`       // tickets the first barista held (delivery 1)
+	Back   []int         `json:"back"`       // the same tickets delivered again to the second
+	Counts []int32       `json:"counts"`     // their delivery counts on the second delivery
+	After  time.Duration `json:"back_after"` // from the death to the last of them back
+	Others int           `json:"others"`     // the other tickets, delivered once to the second
 }
 
 // Demo runs a crash of each kind.
@@ -215,28 +215,10 @@ func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(st
 
 // take is the second barista: it accepts every ticket it gets.
 func take(ctx context.Context, cfg brewkit.Config, group, topic string, got func(*kgo.Record)) error {
-	cl, err := brewkit.NewClient(cfg, queue.ShareOpts(group, topic, 5)...)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	var check brewkit.FetchCheck
-	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, 5)
-		if err := check.Err(fs); err != nil {
-			return err
-		}
-		for _, r := range fs.Records() {
-			got(r)
-			r.Ack(kgo.AckAccept)
-		}
-		if ctx.Err() == nil {
-			if err := cl.FlushAcks(ctx); err != nil && ctx.Err() == nil {
-				return fmt.Errorf("acknowledging: %w", err)
-			}
-		}
-	}
-	return nil
+	return queue.Serve(ctx, cfg, group, topic, 5, func(r *kgo.Record) kgo.AckStatus {
+		got(r)
+		return kgo.AckAccept
+	})
 }
 
 // Hold is the first barista's process: it polls once for up to take

@@ -135,23 +135,15 @@ func Demo(ctx context.Context, cfg brewkit.Config, while func(Group) error) (Gro
 	var wg sync.WaitGroup
 	defer func() { stop(); wg.Wait() }()
 	for range 2 {
-		c, err := brewkit.NewClient(cfg, queue.ShareOpts(group, topic, 5)...)
-		if err != nil {
-			return g, err
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer c.Close()
-			for cctx.Err() == nil {
-				for _, r := range c.PollRecords(cctx, 5).Records() {
-					r.Ack(kgo.AckAccept)
-					mu.Lock()
-					done[queue.Ticket(r)] = true
-					mu.Unlock()
-				}
-				c.FlushAcks(cctx) //nolint:errcheck // the start offsets below tell
-			}
+			queue.Serve(cctx, cfg, group, topic, 5, func(r *kgo.Record) kgo.AckStatus { //nolint:errcheck // the lag below tells
+				mu.Lock()
+				done[queue.Ticket(r)] = true
+				mu.Unlock()
+				return kgo.AckAccept
+			})
 		}()
 	}
 	err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {

@@ -173,36 +173,18 @@ func startOffset(ctx context.Context, adm *kadm.Client, group, topic string) (st
 }
 
 func barista(ctx context.Context, cfg brewkit.Config, c Config, group, topic, name string, deliver func(Delivery)) error {
-	cl, err := brewkit.NewClient(cfg, queue.ShareOpts(group, topic, 5)...)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	var check brewkit.FetchCheck
-	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, 5)
-		if err := check.Err(fs); err != nil {
-			return err
+	return queue.Serve(ctx, cfg, group, topic, 5, func(r *kgo.Record) kgo.AckStatus {
+		d := Delivery{At: time.Now(), Barista: name, Ticket: queue.Ticket(r), Count: r.DeliveryCount(), Action: "accept"}
+		status := kgo.AckAccept
+		switch d.Ticket {
+		case c.Poison:
+			d.Action, status = "release", kgo.AckRelease // the tablet fails on it
+		case c.Reject:
+			d.Action, status = "reject", kgo.AckReject // known bad: never again
 		}
-		for _, r := range fs.Records() {
-			d := Delivery{At: time.Now(), Barista: name, Ticket: queue.Ticket(r), Count: r.DeliveryCount(), Action: "accept"}
-			status := kgo.AckAccept
-			switch d.Ticket {
-			case c.Poison:
-				d.Action, status = "release", kgo.AckRelease // the tablet fails on it
-			case c.Reject:
-				d.Action, status = "reject", kgo.AckReject // known bad: never again
-			}
-			r.Ack(status)
-			deliver(d)
-		}
-		if ctx.Err() == nil {
-			if err := cl.FlushAcks(ctx); err != nil && ctx.Err() == nil {
-				return fmt.Errorf("acknowledging: %w", err)
-			}
-		}
-	}
-	return nil
+		deliver(d)
+		return status
+	})
 }
 
 // Print writes the poison's and the rejected ticket's deliveries and the rest.

@@ -93,3 +93,28 @@ func Ticket(r *kgo.Record) int {
 	}
 	return 0
 }
+
+// Serve is one share consumer of topic in group: it takes up to max records
+// at a time, acknowledges each with what handle returns, and sends the
+// acknowledgements before the next fetch, until ctx ends.
+func Serve(ctx context.Context, cfg brewkit.Config, group, topic string, max int32, handle func(*kgo.Record) kgo.AckStatus) error {
+	cl, err := brewkit.NewClient(cfg, ShareOpts(group, topic, max)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	var check brewkit.FetchCheck
+	for ctx.Err() == nil {
+		fs := cl.PollRecords(ctx, int(max))
+		if err := check.Err(fs); err != nil {
+			return err
+		}
+		for _, r := range fs.Records() {
+			r.Ack(handle(r))
+		}
+		if err := cl.FlushAcks(ctx); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("acknowledging: %w", err)
+		}
+	}
+	return nil
+}
