@@ -122,6 +122,19 @@ func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes br
 			nodes.ResumeNode(context.WithoutCancel(ctx), int(f)) //nolint:errcheck // best effort on the way out
 		}
 	}()
+	// A follower's fetch request waits at the leader (replica.fetch.wait.max.ms)
+	// and is answered as soon as a record arrives; that answer reaches the
+	// paused follower's socket and is applied when it resumes. With acks=1,
+	// one fence record, acknowledged, uses up the requests the followers sent
+	// before they froze, and the burst after it finds none. (With acks=all
+	// the fence would wait for the frozen followers; there it does not matter
+	// what they got.)
+	if a.Acks == "1" {
+		if err := prod.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("fence")}).FirstErr(); err != nil {
+			return a, fmt.Errorf("writing the fence record to %s: %w", topic, err)
+		}
+		time.Sleep(300 * time.Millisecond) // the leader answers the waiting fetches right after the append
+	}
 	run := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	var mu sync.Mutex
 	acked := map[string]bool{}
