@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -90,4 +91,15 @@ func Crash() {
 		panic(fmt.Sprintf("crashing: %v", err))
 	}
 	select {} // SIGKILL cannot be caught: the process ends here
+}
+
+// Crashed reports whether err, from waiting for a child process, says it
+// ended by SIGKILL: a Crash, or a kill -9 from outside.
+func Crashed(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }

@@ -19,7 +19,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -299,11 +298,8 @@ func consume(ctx context.Context, cfg brewkit.Config, command []string, args ...
 		}
 	}
 	err = cmd.Wait()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return st, true, nil
-		}
+	if brewkit.Crashed(err) {
+		return st, true, nil
 	}
 	if err != nil {
 		return st, false, fmt.Errorf("the consumer failed: %w", err)

@@ -8,7 +8,6 @@ package drill
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -16,7 +15,6 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -138,11 +136,8 @@ func kitchenRun(ctx context.Context, cfg brewkit.Config, command []string, args 
 	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
 	cmd.Stderr = os.Stderr
 	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true, nil
-		}
+	if brewkit.Crashed(err) {
+		return true, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("the kitchen failed: %w", err)
