@@ -40,7 +40,7 @@ type compose struct {
 		Image       string            `yaml:"image"`
 		Ports       []string          `yaml:"ports"`
 		Environment map[string]string `yaml:"environment"`
-		Volumes     []string          `yaml:"volumes"`
+		Volumes     []any             `yaml:"volumes"`
 		Healthcheck map[string]any    `yaml:"healthcheck"`
 		Profiles    []string          `yaml:"profiles"`
 		StopGrace   string            `yaml:"stop_grace_period"`
@@ -104,14 +104,15 @@ func TestComposeHonoursTheContract(t *testing.T) {
 				t.Errorf("%s %s: got %q, want %q", name, what, got, want)
 			}
 		}
-		check("image", s.Image, "apache/kafka:4.2.0")
+		// The official image unless BREW_KAFKA_IMAGE names a stand-in.
+		check("image", s.Image, "${BREW_KAFKA_IMAGE:-apache/kafka:4.2.0}")
 		check("ports", strings.Join(s.Ports, ","), fmt.Sprintf("127.0.0.1:%d:9094", 19091+n))
 		check("node id", env["KAFKA_NODE_ID"], fmt.Sprint(n))
 		check("cluster id", env["CLUSTER_ID"], brewkit.ClusterID)
 		check("voters", env["KAFKA_CONTROLLER_QUORUM_VOTERS"], "1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093")
 		check("listeners", env["KAFKA_LISTENERS"], "INTERNAL://:9092,CONTROLLER://:9093,EXTERNAL://:9094")
 		check("advertised", env["KAFKA_ADVERTISED_LISTENERS"], fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d", n, 19091+n))
-		check("volume", strings.Join(s.Volumes, ","), fmt.Sprintf("kafka-%d-data:/var/lib/kafka/data", n))
+		check("volumes", fmt.Sprint(s.Volumes), fmt.Sprintf("[kafka-%d-data:/var/lib/kafka/data map[target:/etc/kafka/secrets type:tmpfs] map[target:/mnt/shared/config type:tmpfs]]", n))
 		for k, want := range contract {
 			check(k, env[envKey(k)], want)
 		}

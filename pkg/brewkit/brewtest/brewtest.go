@@ -1,6 +1,9 @@
 // Package brewtest gives every lecture's tests a cluster and the checks the
 // course's two test tiers share.
 //
+// Containers (`make test-containers`, or BREW_CLUSTER=containers go test):
+// the course cluster in Docker containers, started with testcontainers-go.
+//
 // Fast tier (`make test`): with no KAFKA_BOOTSTRAP, each test gets its own
 // in-process simulated cluster (package sim). Real tier (`make test-real`):
 // BREW_REQUIRE_REAL=1 and KAFKA_BOOTSTRAP point the tests at the native stand,
@@ -46,6 +49,9 @@ const LockWait = 20 * time.Minute
 // the test ends.
 func Cluster(t testing.TB) *Env {
 	t.Helper()
+	if Containers() {
+		containersBootstrap(t)
+	}
 	if os.Getenv(brewkit.EnvBootstrap) != "" || RequireRealSet() {
 		cfg, err := brewkit.FromEnv()
 		if err != nil {
@@ -61,7 +67,11 @@ func Cluster(t testing.TB) *Env {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Env{Config: cfg, Simulated: simulated, lock: sharedLock(t)}
+		env := &Env{Config: cfg, Simulated: simulated}
+		if !Containers() {
+			env.lock = sharedLock(t)
+		}
+		return env
 	}
 	c, err := sim.New(sim.Options{})
 	if err != nil {
@@ -162,6 +172,7 @@ func (e *Env) Nodes(t testing.TB) brewkit.Nodes {
 		})
 		return n
 	}
+	noStandInContainers(t)
 	s := findStand(t)
 	e.Exclusive(t)
 	t.Cleanup(func() {
@@ -205,7 +216,11 @@ func underReplicated(ctx context.Context, adm *kadm.Client) []string {
 
 // Stand returns the stand that is up in this checkout, failing the test when
 // none is (node control on a cluster the repository did not start is impossible).
-func (e *Env) Stand(t testing.TB) *stand.Stand { return findStand(t) }
+func (e *Env) Stand(t testing.TB) *stand.Stand {
+	t.Helper()
+	noStandInContainers(t)
+	return findStand(t)
+}
 
 func findStand(t testing.TB) *stand.Stand {
 	t.Helper()

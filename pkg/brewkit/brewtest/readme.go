@@ -26,7 +26,10 @@ import (
 //   - either, with a range the lesson depends on: "LAG 0..2000", "lost 0..0";
 //   - a kind of word that differs in every run: names (brew.… topic and group
 //     names, chosen fresh), durations (1.5s, 198ms), clock (15:04:05.000),
-//     bars (#### share bars), lists ([0 60 121], lists of numbers of any length).
+//     bars (#### share bars), lists ([0 60 121], lists of numbers of any length),
+//     stand ("the native stand": whichever of the three stands is up),
+//     endpoints (CONTROLLER://127.0.0.1:39092: a listener's host and port, which
+//     differ between the native and the docker stand).
 //
 // Runs of spaces match any run of spaces, since columns widen with their values.
 // "; excerpt" declares that the block shows some lines of a longer output:
@@ -220,11 +223,16 @@ var kinds = map[string]func(string) string{
 	"clock":     func(s string) string { return clockRe.ReplaceAllString(s, "CLOCK") },
 	"bars":      Bars,
 	"lists":     func(s string) string { return listRe.ReplaceAllString(s, "[LIST]") },
+	"stand":     func(s string) string { return standRe.ReplaceAllString(s, "the STAND stand") },
+	"endpoints": func(s string) string { return endpointRe.ReplaceAllString(s, "${1}://HOST:PORT") },
 }
 
 var (
 	clockRe = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
 	listRe  = regexp.MustCompile(`\[[\d ]*\]`)
+	standRe = regexp.MustCompile(`\bthe (native|docker|embedded) stand\b`)
+	// A listener's endpoint: 127.0.0.1:39092 on the native stand, kafka-1:9093 on docker.
+	endpointRe = regexp.MustCompile(`\b([A-Z_]+)://[\w.-]+:\d+`)
 )
 
 func splitKinds(vary []string) (ks []func(string) string, items []varyItem) {

@@ -5,11 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
 // docker runs three apache/kafka:4.2.0 containers with docker compose.
@@ -27,7 +30,52 @@ func (d *docker) compose(ctx context.Context, args ...string) *exec.Cmd {
 	all := append([]string{"compose", "-p", composeProject, "-f", filepath.Join(d.s.Root, "stand", "docker-compose.yml")}, args...)
 	cmd := exec.CommandContext(ctx, "docker", all...)
 	cmd.Dir = d.s.Root
+	cmd.Env = append(os.Environ(), EnvImage+"="+d.image())
 	return cmd
+}
+
+// EnvImage names the image of the docker stand's nodes; unset, it is the
+// official apache/kafka:4.2.0. Where no image can be pulled, CI builds a
+// stand-in with stand/standin/build and names it here.
+const EnvImage = "BREW_KAFKA_IMAGE"
+
+// OfficialImage is the image the docker stand runs by default.
+const OfficialImage = "apache/kafka:4.2.0"
+
+// image is the image the stand's containers run: the one `up` was given, so
+// that a later `start-node` or restore without BREW_KAFKA_IMAGE in the
+// environment does not make compose recreate the containers from another.
+func (d *docker) image() string {
+	if img := os.Getenv(EnvImage); img != "" {
+		return img
+	}
+	if d.s.Current() == Docker {
+		if b, err := os.ReadFile(d.s.state("docker-image")); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return string(bytes.TrimSpace(b))
+		}
+		if img, _ := d.runningImage(); img != "" {
+			return img
+		}
+	}
+	return OfficialImage
+}
+
+// runningImage reports the image the first node's container was
+// made from, and the stand-in build label it carries ("" for any other image,
+// such as the official one).
+func (d *docker) runningImage() (image, standIn string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, n := range Nodes {
+		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f",
+			`{{.Config.Image}}|{{index .Config.Labels "org.brew.standin"}}`, service(n)).Output()
+		if err != nil {
+			continue
+		}
+		image, standIn, _ = strings.Cut(strings.TrimSpace(string(out)), "|")
+		return image, standIn
+	}
+	return "", ""
 }
 
 func (d *docker) run(ctx context.Context, args ...string) error {
@@ -35,9 +83,16 @@ func (d *docker) run(ctx context.Context, args ...string) error {
 		return d.runFn(ctx, args...)
 	}
 	cmd := d.compose(ctx, args...)
-	cmd.Stdout, cmd.Stderr = d.s.Out, d.s.Out
+	// `up` shows compose's progress (a first pull takes minutes); the node
+	// verbs print one line of their own, and compose's only when it fails.
+	var out bytes.Buffer
+	if args[0] == "up" {
+		cmd.Stdout, cmd.Stderr = d.s.Out, d.s.Out
+	} else {
+		cmd.Stdout, cmd.Stderr = &out, &out
+	}
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("docker %s: %w", strings.Join(args, " "), err)
+		return fmt.Errorf("docker compose %s: %w\n%s", strings.Join(args, " "), err, bytes.TrimSpace(out.Bytes()))
 	}
 	return nil
 }
@@ -49,6 +104,11 @@ func (d *docker) ports() []int { return []int{ClientPort(1), ClientPort(2), Clie
 func (d *docker) start(ctx context.Context) error {
 	if err := dockerAnswers(ctx); err != nil {
 		return fmt.Errorf("the docker stand needs a running Docker engine (%v); try `make up STAND=native`", err)
+	}
+	img := d.image()
+	d.s.say("stand: docker image %s", img)
+	if err := os.WriteFile(d.s.state("docker-image"), []byte(img+"\n"), 0o644); err != nil {
+		return err
 	}
 	return d.run(ctx, "up", "-d", "--wait")
 }
@@ -67,8 +127,24 @@ func (d *docker) stopNode(ctx context.Context, n int, kill bool) error {
 func (d *docker) startNode(ctx context.Context, n int) error { return d.run(ctx, "start", service(n)) }
 
 func (d *docker) pauseNode(ctx context.Context, n int) error { return d.run(ctx, "pause", service(n)) }
+
+// resumeNode unpauses node n and waits until Docker calls it healthy again:
+// health checks that timed out while it was frozen leave it "unhealthy" for
+// a moment, and `compose up --wait` (make restore) gives up on that at once.
 func (d *docker) resumeNode(ctx context.Context, n int) error {
-	return d.run(ctx, "unpause", service(n))
+	if err := d.run(ctx, "unpause", service(n)); err != nil {
+		return err
+	}
+	var health string
+	err := brewkit.WaitFor(ctx, time.Minute, 250*time.Millisecond, func() bool {
+		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Health.Status}}", service(n)).Output()
+		health = strings.TrimSpace(string(out))
+		return err == nil && health == "healthy"
+	})
+	if err != nil {
+		return fmt.Errorf("node %d resumed but its container is %q, not healthy, after a minute", n, health)
+	}
+	return nil
 }
 
 func (d *docker) paused(n int) bool {
@@ -81,7 +157,8 @@ func (d *docker) paused(n int) bool {
 func (d *docker) running(n int) (bool, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := d.compose(ctx, "ps", "--status", "running", "--services").Output()
+	// A paused container is still running: its process is there, frozen.
+	out, err := d.compose(ctx, "ps", "--status", "running", "--status", "paused", "--services").Output()
 	if err != nil {
 		return false, ""
 	}

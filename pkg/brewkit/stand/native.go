@@ -282,3 +282,19 @@ func (s *Stand) JavaClass(ctx context.Context, class string, args ...string) (*e
 	}
 	return d.java(ctx, toolsLog4j, os.TempDir(), append([]string{class}, args...)...), nil
 }
+
+// FetchJars makes sure Kafka 4.2.0's jars are in .stand/native/lib (Maven
+// fetches them once) and returns that folder. The docker stand-in image is
+// built from them.
+func (s *Stand) FetchJars(ctx context.Context) (string, error) {
+	d := &native{s: s}
+	if !isFile(filepath.Join(d.lib(), kafkaJar)) {
+		if err := javaAndMaven(ctx); err != nil {
+			return "", err
+		}
+	}
+	if err := d.fetchJars(ctx); err != nil {
+		return "", err
+	}
+	return d.lib(), nil
+}

@@ -422,6 +422,23 @@ var tools = map[string]struct {
 	"kafka-share-groups":     {"org.apache.kafka.tools.consumer.group.ShareGroupCommand", true},
 }
 
+// A Tool is one of Kafka's command-line tools the stand runs.
+type Tool struct {
+	Name      string // the script name in Kafka's distribution, without .sh
+	Class     string // its main class
+	Bootstrap bool   // whether it talks to the cluster with --bootstrap-server
+}
+
+// Tools lists the tools the stand runs, by name. The docker stand-in image
+// gets one /opt/kafka/bin/NAME.sh for each.
+func Tools() []Tool {
+	var out []Tool
+	for _, n := range toolNames() {
+		out = append(out, Tool{n, tools[n].class, tools[n].bootstrap})
+	}
+	return out
+}
+
 func toolNames() []string {
 	var names []string
 	for n := range tools {

@@ -14,10 +14,12 @@ import (
 
 // Status is what `make status` prints.
 type Status struct {
-	Flavor Flavor
-	Nodes  []NodeStatus
-	Leader int32  // the Raft leader, -1 when there is none
-	Quorum string // why the leader is unknown, when it is
+	Flavor  Flavor
+	Nodes   []NodeStatus
+	Leader  int32  // the Raft leader, -1 when there is none
+	Quorum  string // why the leader is unknown, when it is
+	Image   string // docker: the nodes' image
+	StandIn string // docker: the stand-in build, when the image is the course's stand-in
 }
 
 // NodeStatus is one node of the stand.
@@ -38,21 +40,37 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Flavor: f, Leader: -1}
+	if dk, ok := d.(*docker); ok {
+		if st.Image, st.StandIn = dk.runningImage(); st.Image == "" {
+			st.Image = dk.image()
+		}
+	}
 	var brokers []int32
 	cl, err := brewkit.NewClient(brewkit.Default())
 	if err != nil {
 		return st, err
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if md, err := kadm.NewClient(cl).BrokerMetadata(kadm.WithAuthorizedOps(ctx)); err == nil {
-		brokers = md.Brokers.NodeIDs()
+	// A request sent to a paused node never gets an answer: each is tried up
+	// to three times, two seconds each, and the client picks a node anew.
+	for range 3 {
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		md, err := kadm.NewClient(cl).BrokerMetadata(actx)
+		cancel()
+		if err == nil {
+			brokers = md.Brokers.NodeIDs()
+			break
+		}
 	}
-	if q, err := brewkit.DescribeQuorum(ctx, cl); err != nil {
+	for range 3 {
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		q, err := brewkit.DescribeQuorum(actx, cl)
+		cancel()
+		if err == nil {
+			st.Leader, st.Quorum = q.LeaderID, ""
+			break
+		}
 		st.Quorum = err.Error()
-	} else {
-		st.Leader = q.LeaderID
 	}
 	for _, n := range Nodes {
 		up, detail := d.running(n)
@@ -74,7 +92,14 @@ func (st Status) Print(w io.Writer) {
 	if st.Flavor == Embedded {
 		kind = "kfake simulation, not real Kafka"
 	}
-	fmt.Fprintf(w, "stand: %s (%s)\n\n", st.Flavor, kind)
+	fmt.Fprintf(w, "stand: %s (%s)\n", st.Flavor, kind)
+	switch {
+	case st.StandIn != "":
+		fmt.Fprintf(w, "image: %s, a STAND-IN built here by stand/standin/build (build %s), not the official image\n", st.Image, st.StandIn)
+	case st.Image != "":
+		fmt.Fprintf(w, "image: %s\n", st.Image)
+	}
+	fmt.Fprintln(w)
 	t := brewkit.NewTable(w, "NODE", "ADDRESS", "PROCESS", "BROKER")
 	for _, n := range st.Nodes {
 		proc := "stopped"

@@ -36,6 +36,8 @@ verbs:
   leader                                    print the node id of the quorum leader
   tool [-node N] NAME [ARGS]                run a Kafka CLI tool (e.g. kafka-topics) on the stand (on node N's machine)
   datadir N                                 print node N's data directory as the tools see it
+  jars                                      fetch Kafka's jars once (Maven) and print their folder
+  tools                                     list the Kafka tools the stand runs: NAME CLASS
 `
 
 // errUsage marks a usage error: exit status 2.
@@ -146,6 +148,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(out, dir)
+		return nil
+	case "jars":
+		dir, err := s.FetchJars(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, dir)
+		return nil
+	case "tools":
+		for _, t := range stand.Tools() {
+			fmt.Fprintln(out, t.Name, t.Class)
+		}
 		return nil
 	case "tool":
 		node := 0

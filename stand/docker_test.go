@@ -1,0 +1,232 @@
+package stand_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
+)
+
+// These run on the docker stand when it is up (the docker tier of .ci/run,
+// on the stand-in image where no image can be pulled); elsewhere they skip,
+// and under BREW_REQUIRE_DOCKER=1 they fail instead.
+
+func dockerStand(t *testing.T) *stand.Stand {
+	t.Helper()
+	s, err := stand.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Current() != stand.Docker {
+		if os.Getenv("BREW_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("the docker stand is not up (stand: %q) [BREW_REQUIRE_DOCKER=1]", s.Current())
+		}
+		t.Skip("needs the docker stand: make up STAND=docker (make test-docker)")
+	}
+	return s
+}
+
+// Address-bound settings differ by design between the stands (hostnames and
+// ports of the compose network against loopback ports); all else must not.
+var addressBound = map[string]bool{
+	"listeners": true, "advertised.listeners": true, "listener.security.protocol.map": true,
+	"inter.broker.listener.name": true, "controller.quorum.voters": true, "log.dirs": true,
+}
+
+// TestDockerNodesDeriveTheNativeSettings reads the server.properties each
+// running container derived from the compose environment (Kafka's own
+// KafkaDockerWrapper does it, in the official image and in the stand-in)
+// and compares it with stand/native/nodeN.properties.
+func TestDockerNodesDeriveTheNativeSettings(t *testing.T) {
+	dockerStand(t)
+	for n := 1; n <= 3; n++ {
+		out, err := exec.Command("docker", "exec", fmt.Sprintf("kafka-%d", n), "cat", "/opt/kafka/config/server.properties").Output()
+		if err != nil {
+			t.Fatalf("reading kafka-%d's server.properties: %v", n, err)
+		}
+		tmp := filepath.Join(t.TempDir(), "server.properties")
+		if err := os.WriteFile(tmp, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		derived := loadProperties(t, tmp)
+		native := loadProperties(t, fmt.Sprintf("native/node%d.properties", n))
+		for k, v := range native {
+			if addressBound[k] {
+				continue
+			}
+			if derived[k] != v {
+				t.Errorf("node %d %s: docker %q, native %q", n, k, derived[k], v)
+			}
+		}
+		for k, v := range derived {
+			if _, ok := native[k]; !ok && !addressBound[k] {
+				t.Errorf("node %d: docker sets %s=%s, which the native stand does not", n, k, v)
+			}
+		}
+		if derived["advertised.listeners"] != fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d", n, 19091+n) {
+			t.Errorf("node %d advertised.listeners: %q", n, derived["advertised.listeners"])
+		}
+	}
+}
+
+// brewstand runs a verb through scripts/brewstand, as make does.
+func brewstand(t *testing.T, s *stand.Stand, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(s.Root, "scripts", "brewstand"), args...)
+	cmd.Dir = s.Root
+	out, err := cmd.CombinedOutput()
+	t.Logf("brewstand %s:\n%s", strings.Join(args, " "), out)
+	return string(out), err
+}
+
+func mustBrewstand(t *testing.T, s *stand.Stand, args ...string) string {
+	t.Helper()
+	out, err := brewstand(t, s, args...)
+	if err != nil {
+		t.Fatalf("brewstand %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// dockerLogs is everything node n's container printed since it was created.
+func dockerLogs(t *testing.T, n int) string {
+	t.Helper()
+	out, err := exec.Command("docker", "logs", fmt.Sprintf("kafka-%d", n)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker logs kafka-%d: %v", n, err)
+	}
+	return string(out)
+}
+
+// containerState is docker's view of a node's container: running, exited
+// (with its exit code) or paused.
+func containerState(t *testing.T, n int) string {
+	t.Helper()
+	out, err := exec.Command("docker", "inspect", "-f", "{{.State.Status}} {{.State.ExitCode}}", fmt.Sprintf("kafka-%d", n)).Output()
+	if err != nil {
+		t.Fatalf("docker inspect kafka-%d: %v", n, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestDockerVerbs drives every stand verb on the docker stand and checks
+// what Docker and the cluster say after each.
+func TestDockerVerbs(t *testing.T) {
+	s := dockerStand(t)
+	env := brewtest.Cluster(t)
+	env.Nodes(t) // the stand lock, exclusive, and the stand restored afterwards
+
+	st := mustBrewstand(t, s, "status")
+	for _, want := range []string{"stand: docker (real Kafka 4.2.0)", "image: ", "running, container kafka-3", "quorum leader (active controller): node "} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status lacks %q", want)
+		}
+	}
+	if os.Getenv(stand.EnvImage) != "" && os.Getenv(stand.EnvImage) != stand.OfficialImage && !strings.Contains(st, "STAND-IN") {
+		t.Errorf("status does not say the image is a stand-in")
+	}
+	if dir := strings.TrimSpace(mustBrewstand(t, s, "datadir", "2")); dir != "/var/lib/kafka/data" {
+		t.Errorf("datadir 2: %q", dir)
+	}
+	if logs := mustBrewstand(t, s, "logs", "1"); !strings.Contains(logs, "kafka-1") {
+		t.Errorf("logs 1 shows no line of kafka-1")
+	}
+
+	// stop-node: SIGTERM, a controlled shutdown (exit 143); start-node.
+	mustBrewstand(t, s, "stop-node", "3")
+	if got := containerState(t, 3); got != "exited 143" {
+		t.Errorf("after stop-node 3: container %s, want exited 143 (SIGTERM)", got)
+	}
+	if st := mustBrewstand(t, s, "status"); !strings.Contains(st, "3     127.0.0.1:19094  stopped") {
+		t.Errorf("status does not show node 3 stopped")
+	}
+	mustBrewstand(t, s, "start-node", "3")
+	if got := containerState(t, 3); got != "running 0" {
+		t.Errorf("after start-node 3: container %s", got)
+	}
+	// The restart keeps its data: the image's start script says so.
+	brewtest.Eventually(t, time.Minute, "node 3 restarted on its data", func() (bool, string) {
+		logs := dockerLogs(t, 3)
+		return strings.Count(logs, "Storage already formatted: keeping its data") >= 1, "no such line yet"
+	})
+
+	// stop-node -kill: SIGKILL (exit 137).
+	mustBrewstand(t, s, "stop-node", "-kill", "2")
+	if got := containerState(t, 2); got != "exited 137" {
+		t.Errorf("after stop-node -kill 2: container %s, want exited 137 (SIGKILL)", got)
+	}
+	mustBrewstand(t, s, "start-node", "2")
+
+	// pause-node / resume-node: docker pause.
+	mustBrewstand(t, s, "pause-node", "1")
+	if got := containerState(t, 1); !strings.HasPrefix(got, "paused") {
+		t.Errorf("after pause-node 1: container %s", got)
+	}
+	if st := mustBrewstand(t, s, "status"); !strings.Contains(st, "PAUSED") {
+		t.Errorf("status does not show node 1 paused")
+	}
+	mustBrewstand(t, s, "resume-node", "1")
+	if got := containerState(t, 1); got != "running 0" {
+		t.Errorf("after resume-node 1: container %s", got)
+	}
+	mustBrewstand(t, s, "up", "-stand", "docker") // waits until all three are registered again
+
+	// tool with stdin: the console producer reads records from a pipe.
+	topic := env.FreshTopic(t, "docker-tool", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prod := exec.CommandContext(ctx, filepath.Join(s.Root, "scripts", "brewstand"), "tool", "kafka-console-producer", "--topic", topic)
+	prod.Dir = s.Root
+	prod.Stdin = strings.NewReader("latte\nflat white\ncortado\n")
+	if out, err := prod.CombinedOutput(); err != nil {
+		t.Fatalf("console producer: %v\n%s", err, out)
+	}
+	got := mustBrewstand(t, s, "tool", "kafka-console-consumer", "--topic", topic, "--from-beginning", "--max-messages", "3", "--timeout-ms", "30000")
+	for _, want := range []string{"latte", "flat white", "cortado"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("console consumer did not read %q back", want)
+		}
+	}
+}
+
+// TestDockerDownResetUp takes the stand down, wipes it and brings it back:
+// the named volumes go with reset, no anonymous volume is left, and the
+// nodes format their storage again.
+func TestDockerDownResetUp(t *testing.T) {
+	s := dockerStand(t)
+	env := brewtest.Cluster(t)
+	env.Nodes(t)
+
+	mustBrewstand(t, s, "down")
+	if out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=com.docker.compose.project=brew").Output(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("containers left after down: %q %v", out, err)
+	}
+	if _, err := brewstand(t, s, "status"); err == nil {
+		t.Errorf("status succeeded with no stand up")
+	}
+	mustBrewstand(t, s, "up", "-stand", "docker")
+	mustBrewstand(t, s, "reset")
+	out, err := exec.Command("docker", "volume", "ls", "-q").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := strings.TrimSpace(string(out)); v != "" {
+		t.Errorf("volumes left after reset: %s", v)
+	}
+	up := mustBrewstand(t, s, "up", "-stand", "docker")
+	if !strings.Contains(up, "docker is ready") {
+		t.Errorf("up after reset did not report ready")
+	}
+	if logs := dockerLogs(t, 1); !strings.Contains(logs, "Formatting metadata directory /var/lib/kafka/data") {
+		t.Errorf("node 1 did not format its storage after reset")
+	}
+}
