@@ -8,10 +8,10 @@ L ?= 01
 BREWSTAND := scripts/brewstand
 LECTURE = $(firstword $(wildcard lectures/$(L)-*))
 
-.PHONY: help up down status stop-node start-node pause-node resume-node restore logs reset run test test-real vet build
+.PHONY: help up down status stop-node start-node pause-node resume-node restore logs reset run test test-real test-docker test-containers standin-image vet build
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 up: ## start the cluster: make up [STAND=auto|docker|native|embedded]
 	@$(BREWSTAND) up -stand $(STAND)
@@ -52,6 +52,15 @@ test: ## fast tier: go vet + go test in every module, Go only
 
 test-real: ## real tier: native stand up, every test on real Kafka, stand down
 	@scripts/test real
+
+test-docker: ## docker tier: stand verbs, lectures 01 and 04 whole, every README check, on the docker stand
+	@scripts/test docker
+
+test-containers: ## every lecture's smoke tests on a cluster testcontainers-go starts (Docker only)
+	@scripts/test containers
+
+standin-image: ## build a local stand-in for apache/kafka:4.2.0 where no image can be pulled (root, debootstrap)
+	@stand/standin/build
 
 vet: ## go vet in every module
 	@for m in $$(scripts/modules); do (cd $$m && go vet ./...) || exit 1; done

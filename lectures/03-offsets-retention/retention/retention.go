@@ -10,7 +10,6 @@ import (
 	crand "crypto/rand"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,11 +229,11 @@ func bounds(ctx context.Context, adm *kadm.Client, topic string) (int64, int64, 
 }
 
 // segmentFiles returns a function listing the base offsets of the partition's
-// segment files on its leader's disk. Only the native stand keeps its data on
-// this machine; elsewhere the function returns nothing.
+// segment files on its leader's disk. Only the native and docker stands let
+// us look at a node's files; elsewhere the function returns nothing.
 func segmentFiles(ctx context.Context, adm *kadm.Client, topic string) func() []int64 {
 	s, err := stand.Find()
-	if err != nil || s.Current() != stand.Native {
+	if err != nil || (s.Current() != stand.Native && s.Current() != stand.Docker) {
 		return func() []int64 { return nil }
 	}
 	return func() []int64 {
@@ -246,14 +245,17 @@ func segmentFiles(ctx context.Context, adm *kadm.Client, topic string) func() []
 		if !ok || p.Leader < 1 {
 			return nil
 		}
-		dir, err := s.DataDir(int(p.Leader))
+		names, err := s.ReadDataDir(ctx, int(p.Leader), topic+"-0")
 		if err != nil {
 			return nil
 		}
-		files, _ := filepath.Glob(filepath.Join(dir, topic+"-0", "*.log"))
 		var bases []int64
-		for _, f := range files {
-			if n, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(f), ".log"), 10, 64); err == nil {
+		for _, name := range names {
+			base, ok := strings.CutSuffix(name, ".log")
+			if !ok {
+				continue
+			}
+			if n, err := strconv.ParseInt(base, 10, 64); err == nil {
 				bases = append(bases, n)
 			}
 		}

@@ -532,3 +532,33 @@ func FindUp(what string) (*Stand, error) {
 	s.Out = os.Stderr
 	return s, nil
 }
+
+// ReadDataDir lists the names in a folder of node n's data directory (rel:
+// relative to it, such as a partition's "topic-0"), on this machine for the
+// native stand and inside the node's container for the docker stand.
+func (s *Stand) ReadDataDir(ctx context.Context, n int, rel string) ([]string, error) {
+	f, d, err := s.node(n)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(d.dataDir(n), rel)
+	switch f {
+	case Native:
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names, nil
+	case Docker:
+		out, err := exec.CommandContext(ctx, "docker", "exec", service(n), "ls", "-1", dir).Output()
+		if err != nil {
+			return nil, fmt.Errorf("listing %s in %s: %w", dir, service(n), err)
+		}
+		return strings.Fields(string(out)), nil
+	}
+	return nil, fmt.Errorf("the %s stand keeps no data directory of its own", f)
+}

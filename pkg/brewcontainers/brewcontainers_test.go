@@ -1,0 +1,59 @@
+package brewcontainers
+
+import (
+	"maps"
+	"os"
+	"slices"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The containers get exactly the docker stand's settings: compare Settings
+// with the compose file's shared environment (x-kafka-env).
+func TestSettingsAreTheComposeFiles(t *testing.T) {
+	b, err := os.ReadFile("../../stand/docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Env map[string]string `yaml:"x-kafka-env"`
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Env) == 0 {
+		t.Fatal("no x-kafka-env in stand/docker-compose.yml")
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		if Settings[k] != c.Env[k] {
+			t.Errorf("%s: compose %q, brewcontainers %q", k, c.Env[k], Settings[k])
+		}
+	}
+	for k := range Settings {
+		if _, ok := c.Env[k]; !ok {
+			t.Errorf("%s is set here but not in the compose file", k)
+		}
+	}
+}
+
+func TestFreePortsAreDistinct(t *testing.T) {
+	ports, err := freePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ports) != 3 || ports[0] == ports[1] || ports[1] == ports[2] || ports[0] == ports[2] {
+		t.Fatalf("ports %v", ports)
+	}
+}
+
+func TestImageFollowsTheEnvironment(t *testing.T) {
+	t.Setenv("BREW_KAFKA_IMAGE", "")
+	if got := Image(); got != "apache/kafka:4.2.0" {
+		t.Errorf("default image %q", got)
+	}
+	t.Setenv("BREW_KAFKA_IMAGE", "brew/kafka-standin:4.2.0")
+	if got := Image(); got != "brew/kafka-standin:4.2.0" {
+		t.Errorf("image %q", got)
+	}
+}
