@@ -8,10 +8,13 @@ L ?= 01
 BREWSTAND := scripts/brewstand
 LECTURE = $(firstword $(wildcard lectures/$(L)-*))
 
-.PHONY: help up down status stop-node start-node pause-node resume-node restore logs reset run test test-real test-docker test-containers standin-image vet build
+.PHONY: help doctor tour reset-lecture dashboard up down status stop-node start-node pause-node resume-node restore logs reset run test test-real test-docker test-containers standin-image vet build
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+doctor: ## check this machine (Go, Docker, Java, memory, ports, disk) and the cluster; each problem with its fix
+	@$(BREWSTAND) doctor
 
 up: ## start the cluster: make up [STAND=auto|docker|native|embedded]
 	@$(BREWSTAND) up -stand $(STAND)
@@ -67,6 +70,17 @@ vet: ## go vet in every module
 
 build: ## go build in every module
 	@for m in $$(scripts/modules); do (cd $$m && go build ./...) || exit 1; done
+
+tour: ## walk through a lecture's steps, Enter between them: make tour L=01 [AUTO=1]
+	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
+	@go run ./stand/cmd/tour $(if $(filter 1,$(AUTO)),-auto) $(LECTURE)
+
+reset-lecture: ## delete a lecture's topics, groups and their configs, to repeat its demos: make reset-lecture L=06
+	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
+	@$(BREWSTAND) reset-lecture $(LECTURE)
+
+dashboard: ## a live view of the cluster for the projector (plain snapshots when piped)
+	@go run ./stand/cmd/dashboard
 
 # Any other target is the lecture's: make quorum-cli L=01
 Makefile: ;

@@ -160,6 +160,12 @@ func deliveryTimeout(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, 
 	if err != nil {
 		return c, err
 	}
+	// A first write with the default timeouts waits until the new topic takes
+	// writes (a node that has just come back may lead it and still be catching
+	// up); only then does the 3 s client start.
+	if err := produce(ctx, cfg, &kgo.Record{Topic: topic, Value: []byte("warm-up")}); err != nil {
+		return c, fmt.Errorf("writing to %s: %w", topic, err)
+	}
 	cl, err := brewkit.NewClient(cfg, kgo.DisableIdempotentWrite(), kgo.RecordDeliveryTimeout(3*time.Second),
 		kgo.ProduceRequestTimeout(time.Second), kgo.RequestTimeoutOverhead(time.Second))
 	if err != nil {

@@ -1,9 +1,13 @@
 package brewtest
 
 import (
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/brew-course/kafka/pkg/brewkit/steps"
 )
 
 // CheckLecture holds a lecture module to the course's rules; call it from a
@@ -15,6 +19,7 @@ func CheckLecture(t *testing.T) {
 	CheckReadme(t, "README.md")
 	CheckReadme(t, "README.en.md")
 	TranslationAgrees(t, "README.md", "README.en.md")
+	CheckSteps(t)
 
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/...").CombinedOutput()
 	if err != nil {
@@ -26,3 +31,61 @@ func CheckLecture(t *testing.T) {
 		}
 	}
 }
+
+// CheckSteps holds the lecture's walk-through (steps.txt, which `make tour`
+// runs) to its Makefile and READMEs: every step's command is a target of the
+// Makefile, and each README's steps block (between <!-- steps: ... --> and
+// <!-- /steps -->) is the list steps.txt makes, so the tour, the README and
+// the tests cannot drift apart. BREW_UPDATE_STEPS=1 rewrites the blocks.
+func CheckSteps(t *testing.T) {
+	t.Helper()
+	l, err := steps.Read(steps.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, m := range targetRe.FindAllStringSubmatch(string(mk), -1) {
+		targets[m[1]] = true
+	}
+	for _, st := range l.Steps {
+		if !targets[st.Target] {
+			t.Errorf("%s:%d: step %q runs `make %s`, which the Makefile does not have", steps.File, st.Line, st.Title, st.Target)
+		}
+	}
+	for _, r := range []struct {
+		file   string
+		titled bool
+	}{{"README.md", true}, {"README.en.md", false}} {
+		b, err := os.ReadFile(r.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := stepsBlockRe.FindStringSubmatchIndex(string(b))
+		if m == nil {
+			t.Errorf("%s has no steps block (<!-- steps: ... --> ... <!-- /steps -->) for %s", r.file, steps.File)
+			continue
+		}
+		got, want := string(b[m[2]:m[3]]), steps.Markdown(l, r.titled)
+		if got == want {
+			continue
+		}
+		if os.Getenv("BREW_UPDATE_STEPS") == "1" {
+			out := string(b[:m[2]]) + want + string(b[m[3]:])
+			if err := os.WriteFile(r.file, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: steps block rewritten from %s", r.file, steps.File)
+			continue
+		}
+		t.Errorf("%s's steps block differs from %s (BREW_UPDATE_STEPS=1 go test -run TestLecture . rewrites it):\n--- README\n%s--- steps.txt\n%s", r.file, steps.File, got, want)
+	}
+}
+
+var (
+	targetRe     = regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*):`)
+	stepsBlockRe = regexp.MustCompile(`(?s)<!-- steps:[^\n]*-->\n(.*?)<!-- /steps -->`)
+)

@@ -12,12 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
+	"github.com/brew-course/kafka/pkg/brewkit/steps"
 )
 
 const usage = `usage: brewstand VERB [ARGS]
@@ -36,6 +38,8 @@ verbs:
   leader                                    print the node id of the quorum leader
   tool [-node N] NAME [ARGS]                run a Kafka CLI tool (e.g. kafka-topics) on the stand (on node N's machine)
   datadir N                                 print node N's data directory as the tools see it
+  doctor                                    check this machine and the cluster for the course; exit 1 if no stand can run
+  reset-lecture DIR                         delete the topics and groups (with their configs) of the lecture in DIR
   jars                                      fetch Kafka's jars once (Maven) and print their folder
   tools                                     list the Kafka tools the stand runs: NAME CLASS
 `
@@ -149,6 +153,39 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		fmt.Fprintln(out, dir)
 		return nil
+	case "doctor":
+		cfg, err := brewkit.FromEnv()
+		if err != nil {
+			return err
+		}
+		d := s.Doctor(ctx, cfg)
+		d.Print(out)
+		if !d.OK() {
+			return errors.New("no stand can run on this machine: see the fixes above")
+		}
+		return nil
+	case "reset-lecture":
+		if len(args) != 1 {
+			return errUsage
+		}
+		l, err := steps.Read(filepath.Join(args[0], steps.File))
+		if err != nil {
+			return err
+		}
+		cfg, err := brewkit.FromEnv()
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		cl, _, err := brewkit.Connect(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		topics, groups, err := steps.Reset(ctx, cl, l)
+		fmt.Fprintf(out, "reset-lecture %s: deleted %d groups %v and %d topics %v\n", filepath.Base(args[0]), len(groups), groups, len(topics), topics)
+		return err
 	case "jars":
 		dir, err := s.FetchJars(ctx)
 		if err != nil {

@@ -1,0 +1,94 @@
+// Command tour is `make tour L=NN`: it walks through a lecture's steps
+// (steps.txt), running each step's make target and pausing for Enter, or
+// going on by itself with -auto (AUTO=1).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/brew-course/kafka/pkg/brewkit/steps"
+	"github.com/brew-course/kafka/stand/tour"
+)
+
+func main() {
+	auto := flag.Bool("auto", os.Getenv("AUTO") == "1", "go on by itself after each step (AUTO=1)")
+	pause := flag.Duration("pause", 3*time.Second, "with -auto, the pause after each step")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: tour [-auto] [-pause 3s] LECTURE_DIR\n\nWalks through the lecture's steps.txt: explanation, command, run, Enter.")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	dir := flag.Arg(0)
+	l, err := steps.Read(filepath.Join(dir, steps.File))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tour:", err)
+		os.Exit(2)
+	}
+	// Ctrl-C during a step interrupts the step (its program stops cleanly)
+	// and then the tour; between steps it ends the tour.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = tour.Run(ctx, l, tour.Options{
+		Title: "Lecture " + filepath.Base(dir)[:2], Auto: *auto, Pause: *pause,
+		In: os.Stdin, Out: os.Stdout,
+		Run: func(ctx context.Context, s steps.Step) error { return runStep(ctx, dir, s) },
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, tour.ErrQuit), errors.Is(err, context.Canceled):
+		fmt.Println("\ntour stopped; `make restore` brings back any node a step left stopped")
+	default:
+		fmt.Fprintln(os.Stderr, "tour:", err)
+		os.Exit(1)
+	}
+}
+
+// runStep runs `make -C dir TARGET VARS...` in a process group of its own, so
+// that a live view is stopped with Ctrl-C (SIGINT to the whole group: make,
+// go run and the program) after s.Stop, or when the tour itself is interrupted.
+func runStep(ctx context.Context, dir string, s steps.Step) error {
+	args := append([]string{"--no-print-directory", "-C", dir, s.Target}, s.Vars...)
+	cmd := exec.Command("make", args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timer <-chan time.Time
+	if s.Stop > 0 {
+		timer = time.After(s.Stop)
+	}
+	interrupted := false
+	for {
+		select {
+		case err := <-done:
+			if interrupted {
+				return nil // stopped by us, as a student would with Ctrl-C
+			}
+			return err
+		case <-timer:
+			interrupted = true
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			timer = nil
+		case <-ctx.Done():
+			interrupted = true
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			ctx = context.Background() // wait for the step to end
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package stand_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+	"github.com/brew-course/kafka/pkg/brewkit/steps"
+)
+
+// make reset-lecture: lecture 06's topics and consumer groups and lecture
+// 08's topics and share groups (with the group config lecture 08 sets) go;
+// a topic of no lecture stays.
+func TestResetLectureLeavesNothingOfTheLecture(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t) // share groups with group configs: Kafka 4.2's, not the simulation's
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl := env.Client(t)
+	adm := kadm.NewClient(cl)
+	n := rand.Uint32()
+	fanout := fmt.Sprintf("brew.fanout.reset-%d", n)
+	tickets := fmt.Sprintf("brew.tickets.reset-%d", n)
+	keep := env.FreshTopic(t, "keep", 1)
+	for _, topic := range []string{fanout, tickets} {
+		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("latte")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A consumer group that committed, and a share group with a config
+	// that acknowledged a record.
+	consumer := env.Client(t, kgo.ConsumerGroup(fanout), kgo.ConsumeTopics(fanout), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	brewtest.Eventually(t, 30*time.Second, "the consumer group reads its record", func() (bool, string) {
+		pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
+		defer pcancel()
+		return consumer.PollFetches(pctx).NumRecords() > 0, "nothing yet"
+	})
+	if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	consumer.Close()
+	setGroupConfig(t, ctx, cl, tickets, "share.auto.offset.reset", "earliest")
+	share := env.Client(t, kgo.ShareGroup(tickets), kgo.ConsumeTopics(tickets))
+	brewtest.Eventually(t, 30*time.Second, "the share group reads its record", func() (bool, string) {
+		pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
+		defer pcancel()
+		return share.PollFetches(pctx).NumRecords() > 0, "nothing yet"
+	})
+	share.Close()
+	brewtest.Eventually(t, 30*time.Second, "both groups listed and empty", func() (bool, string) {
+		listed, err := adm.ListGroups(ctx)
+		g1, g2 := listed[fanout], listed[tickets]
+		return err == nil && g1.State == "Empty" && g2.State == "Empty", fmt.Sprintf("%+v %+v %v", g1, g2, err)
+	})
+	if got := groupConfigs(t, ctx, cl, tickets); !slices.Contains(got, "share.auto.offset.reset") {
+		t.Fatalf("the share group has no config to reset: %v", got)
+	}
+
+	for _, dir := range []string{"06-consumer-groups", "08-share-groups"} {
+		l, err := steps.Read("../lectures/" + dir + "/" + steps.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		topics, groups, err := steps.Reset(ctx, cl, l)
+		if err != nil {
+			t.Fatalf("reset %s: %v", dir, err)
+		}
+		t.Logf("reset %s: groups %v, topics %v", dir, groups, topics)
+	}
+
+	brewtest.Eventually(t, 30*time.Second, "no topic or group of the lectures left, the other topic kept", func() (bool, string) {
+		td, err := adm.ListTopics(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		listed, err := adm.ListGroups(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		_, g1 := listed[fanout]
+		_, g2 := listed[tickets]
+		ok := !td.Has(fanout) && !td.Has(tickets) && td.Has(keep) && !g1 && !g2
+		return ok, fmt.Sprintf("topics %v, groups %v", td.Names(), listed.Groups())
+	})
+	if got := groupConfigs(t, ctx, cl, tickets); len(got) > 0 {
+		t.Errorf("the share group's configs outlived the reset: %v", got)
+	}
+}
+
+func setGroupConfig(t *testing.T, ctx context.Context, cl *kgo.Client, group, key, value string) {
+	t.Helper()
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	r := kmsg.NewIncrementalAlterConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+	c.Name, c.Value, c.Op = key, kmsg.StringPtr(value), kmsg.IncrementalAlterConfigOpSet
+	r.Configs = append(r.Configs, c)
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil || resp.Resources[0].ErrorCode != 0 {
+		t.Fatalf("setting %s on %s: %v %+v", key, group, err, resp)
+	}
+}
+
+// groupConfigs lists the configs set on group itself.
+func groupConfigs(t *testing.T, ctx context.Context, cl *kgo.Client, group string) []string {
+	t.Helper()
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set []string
+	for _, res := range resp.Resources {
+		for _, c := range res.Configs {
+			if c.Source == kmsg.ConfigSourceGroupConfig {
+				set = append(set, c.Name)
+			}
+		}
+	}
+	return set
+}
