@@ -17,11 +17,12 @@ import (
 
 // Options set up a tour.
 type Options struct {
-	Title string        // "Lecture 01", for the header
-	Auto  bool          // go on by itself after Pause
-	Pause time.Duration // auto mode: the pause after each step
-	In    io.Reader     // Enter (or q) between steps
-	Out   io.Writer
+	Title     string        // "Lecture 01", for the header
+	Simulated bool          // the cluster is the embedded simulation: steps that need real Kafka are skipped
+	Auto      bool          // go on by itself after Pause
+	Pause     time.Duration // auto mode: the pause after each step
+	In        io.Reader     // Enter (or q) between steps
+	Out       io.Writer
 	// Run runs one step's command and returns when it ends; a step with Stop
 	// set must be interrupted (Ctrl-C) after that long.
 	Run func(ctx context.Context, s steps.Step) error
@@ -40,7 +41,9 @@ func Run(ctx context.Context, l steps.Lecture, o Options) error {
 			fmt.Fprintf(o.Out, "(a live view: Ctrl-C after %s)\n", s.Stop)
 		}
 		start := time.Now()
-		if err := o.Run(ctx, s); err != nil {
+		if s.Real && o.Simulated {
+			fmt.Fprintln(o.Out, "(skipped: this step needs real Kafka, and the cluster is the embedded simulation; `make down && make up STAND=native` or STAND=docker)")
+		} else if err := o.Run(ctx, s); err != nil {
 			return fmt.Errorf("step %d (%s) failed after %s: %w", i+1, s.Command, time.Since(start).Round(100*time.Millisecond), err)
 		}
 		if ctx.Err() != nil {

@@ -61,6 +61,18 @@ func TestQuitAndFailure(t *testing.T) {
 	}
 }
 
+func TestRealStepsAreSkippedOnTheSimulation(t *testing.T) {
+	l := lecture()
+	l.Steps[1].Real = true
+	var ran []string
+	var out bytes.Buffer
+	err := Run(context.Background(), l, Options{Auto: true, Simulated: true, Out: &out,
+		Run: func(_ context.Context, s steps.Step) error { ran = append(ran, s.Target); return nil }})
+	if err != nil || strings.Join(ran, " ") != "run grow" || !strings.Contains(out.String(), "skipped: this step needs real Kafka") {
+		t.Fatalf("ran %v, err %v:\n%s", ran, err, out.String())
+	}
+}
+
 func TestAutoNeedsNoInput(t *testing.T) {
 	start := time.Now()
 	err := Run(context.Background(), lecture(), Options{Auto: true, Pause: 10 * time.Millisecond, Out: &bytes.Buffer{},

@@ -10,6 +10,7 @@
 //	== Who leads the cluster                (a step: its title,)
 //	make run                                (the command, a target of the lecture's Makefile,)
 //	stop: 10s                               (optional: a live view; the tour presses Ctrl-C after 10s)
+//	needs: real Kafka                       (optional: the step needs real Kafka, not the embedded simulation)
 //	The program asks DescribeQuorum ...     (and what to look at, any number of lines)
 package steps
 
@@ -39,6 +40,7 @@ type Step struct {
 	Target  string        // the Makefile target
 	Vars    []string      // VAR=value arguments
 	Stop    time.Duration // a live view that runs until Ctrl-C: stop it after this long
+	Real    bool          // needs real Kafka (Kafka's tools, real replication): skipped on the simulation
 	Text    string        // what to look at, one paragraph
 	Line    int
 }
@@ -84,6 +86,8 @@ func Read(file string) (Lecture, error) {
 				}
 				cur.Vars = append(cur.Vars, v)
 			}
+		case cur.Text == "" && line == "needs: real Kafka":
+			cur.Real = true
 		case cur.Text == "" && strings.HasPrefix(line, "stop:"):
 			d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(line, "stop:")))
 			if err != nil || d <= 0 {

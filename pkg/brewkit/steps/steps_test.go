@@ -30,6 +30,7 @@ And that.
 == Second
 make watch N=2 KEYS="a b"
 stop: 5s
+needs: real Kafka
 Live.
 `))
 	if err != nil {
@@ -39,7 +40,7 @@ Live.
 		t.Fatalf("%+v", l.Steps)
 	}
 	s := l.Steps[1]
-	if s.Target != "watch" || s.Stop != 5*time.Second || s.Command != `make watch N=2 KEYS="a b"` || strings.Join(s.Vars, "|") != "N=2|KEYS=a b" {
+	if s.Target != "watch" || s.Stop != 5*time.Second || !s.Real || l.Steps[0].Real || s.Command != `make watch N=2 KEYS="a b"` || strings.Join(s.Vars, "|") != "N=2|KEYS=a b" {
 		t.Fatalf("%+v", s)
 	}
 	if !Matches(l.Topics, "brew.b.123") || !Matches(l.Topics, "brew.a.v1") || Matches(l.Topics, "brew.a.v2") || !Matches(l.Groups, "brew.g") || Matches(l.Groups, "brew.gg") {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/steps"
 	"github.com/brew-course/kafka/stand/tour"
 )
@@ -42,7 +43,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = tour.Run(ctx, l, tour.Options{
-		Title: "Lecture " + filepath.Base(dir)[:2], Auto: *auto, Pause: *pause,
+		Title: "Lecture " + filepath.Base(dir)[:2], Auto: *auto, Pause: *pause, Simulated: simulated(ctx),
 		In: os.Stdin, Out: os.Stdout,
 		Run: func(ctx context.Context, s steps.Step) error { return runStep(ctx, dir, s) },
 	})
@@ -54,6 +55,25 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tour:", err)
 		os.Exit(1)
 	}
+}
+
+// simulated reports whether the cluster that answers is the embedded
+// simulation (or none answers: then the first step starts the embedded
+// stand, as `make run` does).
+func simulated(ctx context.Context) bool {
+	cfg, err := brewkit.FromEnv()
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cl, _, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return true
+	}
+	defer cl.Close()
+	sim, err := brewkit.IsSimulated(ctx, cl)
+	return err == nil && sim
 }
 
 // runStep runs `make -C dir TARGET VARS...` in a process group of its own, so
