@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
 // docker runs three apache/kafka:4.2.0 containers with docker compose.
@@ -110,7 +108,11 @@ func (d *docker) start(ctx context.Context) error {
 	if err := os.WriteFile(d.s.state("docker-image"), []byte(img+"\n"), 0o644); err != nil {
 		return err
 	}
-	return d.run(ctx, "up", "-d", "--wait")
+	// Not --wait: Docker's health status lags (a node just resumed from a
+	// pause stays "unhealthy" until its next check), and compose gives up on
+	// "unhealthy" at once. Up waits for what matters itself: a Raft leader
+	// and all three brokers registered (WaitReady).
+	return d.run(ctx, "up", "-d")
 }
 
 // stop takes the optional ui profile down too: a UI started with
@@ -128,23 +130,8 @@ func (d *docker) startNode(ctx context.Context, n int) error { return d.run(ctx,
 
 func (d *docker) pauseNode(ctx context.Context, n int) error { return d.run(ctx, "pause", service(n)) }
 
-// resumeNode unpauses node n and waits until Docker calls it healthy again:
-// health checks that timed out while it was frozen leave it "unhealthy" for
-// a moment, and `compose up --wait` (make restore) gives up on that at once.
 func (d *docker) resumeNode(ctx context.Context, n int) error {
-	if err := d.run(ctx, "unpause", service(n)); err != nil {
-		return err
-	}
-	var health string
-	err := brewkit.WaitFor(ctx, time.Minute, 250*time.Millisecond, func() bool {
-		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Health.Status}}", service(n)).Output()
-		health = strings.TrimSpace(string(out))
-		return err == nil && health == "healthy"
-	})
-	if err != nil {
-		return fmt.Errorf("node %d resumed but its container is %q, not healthy, after a minute", n, health)
-	}
-	return nil
+	return d.run(ctx, "unpause", service(n))
 }
 
 func (d *docker) paused(n int) bool {
@@ -180,8 +167,8 @@ func (d *docker) reset(ctx context.Context) error { return d.run(ctx, "--profile
 
 // tool runs the script from Kafka's distribution inside node's container
 // (node 0: the first one running), with -i so that a pipe into it (the console
-// producer) reaches the tool. Tools that talk to the cluster get all three
-// brokers, so one that is down does not stall them.
+// producer) reaches the tool. Tools that talk to the cluster get every
+// running broker, so one that is down neither stalls them nor is needed.
 func (d *docker) tool(ctx context.Context, node int, name string, args []string) (*exec.Cmd, error) {
 	if node == 0 {
 		for _, n := range Nodes {
@@ -196,13 +183,27 @@ func (d *docker) tool(ctx context.Context, node int, name string, args []string)
 	} else if up, _ := d.running(node); !up {
 		return nil, fmt.Errorf("node %d of the docker stand is not running: its tools and data are in its container (make start-node N=%d)", node, node)
 	}
-	return exec.CommandContext(ctx, "docker", dockerToolArgs(node, name, args)...), nil
+	var up []int
+	for _, n := range Nodes {
+		if ok, _ := d.running(n); ok {
+			up = append(up, n)
+		}
+	}
+	return exec.CommandContext(ctx, "docker", dockerToolArgs(node, up, name, args)...), nil
 }
 
-func dockerToolArgs(node int, name string, args []string) []string {
+// dockerToolArgs runs tool name in node's container. Its bootstrap servers
+// are the running nodes only: a stopped container's address does not refuse
+// a connection, as a stopped JVM's port on the native stand does, it drops
+// it, and a tool that tries it first waits out its connection timeouts.
+func dockerToolArgs(node int, up []int, name string, args []string) []string {
 	all := []string{"exec", "-i", service(node), "/opt/kafka/bin/" + name + ".sh"}
 	if tools[name].bootstrap {
-		all = append(all, "--bootstrap-server", "kafka-1:9092,kafka-2:9092,kafka-3:9092")
+		var servers []string
+		for _, n := range up {
+			servers = append(servers, service(n)+":9092")
+		}
+		all = append(all, "--bootstrap-server", strings.Join(servers, ","))
 	}
 	return append(all, args...)
 }
