@@ -131,8 +131,13 @@ func TestDockerVerbs(t *testing.T) {
 			t.Errorf("status lacks %q", want)
 		}
 	}
-	if os.Getenv(stand.EnvImage) != "" && os.Getenv(stand.EnvImage) != stand.OfficialImage && !strings.Contains(st, "STAND-IN") {
-		t.Errorf("status does not say the image is a stand-in")
+	if os.Getenv(stand.EnvImage) != "" && os.Getenv(stand.EnvImage) != stand.OfficialImage {
+		if !strings.Contains(st, "STAND-IN") {
+			t.Errorf("status does not say the image is a stand-in")
+		}
+		if doc := mustBrewstand(t, s, "doctor"); !strings.Contains(doc, "image       "+os.Getenv(stand.EnvImage)+": a STAND-IN") {
+			t.Errorf("doctor does not say the image is a stand-in")
+		}
 	}
 	if dir := strings.TrimSpace(mustBrewstand(t, s, "datadir", "2")); dir != "/var/lib/kafka/data" {
 		t.Errorf("datadir 2: %q", dir)

@@ -72,6 +72,7 @@ func (s *Stand) Doctor(ctx context.Context, cfg brewkit.Config) Diagnosis {
 			add(Check{"docker", "ok", detail, ""})
 		}
 		d.Stands = append(d.Stands, Docker)
+		add(s.imageCheck(ctx))
 	} else {
 		add(Check{"docker", "warn", dockerErr.Error(), "install Docker with the Compose v2 plugin for the docker stand, or use STAND=native / STAND=embedded"})
 	}
@@ -121,6 +122,31 @@ func (s *Stand) Doctor(ctx context.Context, cfg brewkit.Config) Diagnosis {
 		add(Check{"stands", "ok", "this machine can run: " + strings.Join(names, ", "), ""})
 	}
 	return d
+}
+
+// imageCheck says which image the docker stand runs or would run, and
+// whether it is the course's stand-in (built by stand/standin/build where no
+// image can be pulled) rather than the official one.
+func (s *Stand) imageCheck(ctx context.Context) Check {
+	d := &docker{s: s}
+	img, standIn := d.runningImage()
+	if img == "" {
+		img = d.image()
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "-f", `{{index .Config.Labels "org.brew.standin"}}`, img).Output()
+		if err != nil {
+			if img == OfficialImage {
+				return Check{"image", "ok", img + " (pulled by the first `make up STAND=docker`)", ""}
+			}
+			return Check{"image", "warn", img + " (BREW_KAFKA_IMAGE) is not on this machine", "build it with `make standin-image`, or unset BREW_KAFKA_IMAGE for " + OfficialImage}
+		}
+		standIn = strings.TrimSpace(string(out))
+	}
+	if standIn != "" {
+		return Check{"image", "ok", img + ": a STAND-IN built here by stand/standin/build (build " + standIn + "), not the official " + OfficialImage, ""}
+	}
+	return Check{"image", "ok", img, ""}
 }
 
 // portCheck judges node n's client port: free, held by the stand of this
