@@ -108,3 +108,31 @@ func noStandInContainers(t testing.TB) {
 		t.Skip("stops, starts or pauses nodes, or runs Kafka's tools: needs the course stand (`make test-real`), not BREW_CLUSTER=containers")
 	}
 }
+
+// contractPorts rewrites, under BREW_CLUSTER=containers, the client ports of
+// the containers' nodes (free ports chosen at start) to the course's 19092,
+// 19093 and 19094, node by node, so that a README block showing the stand's
+// addresses compares the rest of the output value for value.
+func contractPorts(t testing.TB, out string) string {
+	if !Containers() {
+		return out
+	}
+	addrs := strings.Split(os.Getenv(brewkit.EnvBootstrap), ",")
+	if len(addrs) != 3 {
+		return out
+	}
+	var pairs []string
+	for i, a := range addrs {
+		_, port, ok := strings.Cut(strings.TrimSpace(a), ":")
+		if !ok {
+			return out
+		}
+		pairs = append(pairs, port, fmt.Sprint(stand.ClientPort(i+1)))
+	}
+	r := strings.NewReplacer(pairs...)
+	if rewritten := r.Replace(out); rewritten != out {
+		t.Logf("BREW_CLUSTER=containers: the nodes' ports %s read as 19092-19094 for the README comparison", os.Getenv(brewkit.EnvBootstrap))
+		return rewritten
+	}
+	return out
+}

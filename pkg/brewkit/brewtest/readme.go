@@ -171,6 +171,7 @@ func ReadmeBlock(t testing.TB, path, name string) Block {
 func MatchesReadme(t testing.TB, readme, name, got string) {
 	t.Helper()
 	b := ReadmeBlock(t, readme, name)
+	got = contractPorts(t, got)
 	if err := b.Match(got); err != nil {
 		t.Fatalf("output differs from README block %q: %v\n--- README (vary: %s):\n%s--- got:\n%s", name, err, strings.Join(b.Vary, ", "), b.Text, got)
 	}
