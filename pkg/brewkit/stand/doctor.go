@@ -337,8 +337,8 @@ func contractCheck(ctx context.Context, cfg brewkit.Config) Check {
 	return Check{name, "ok", "the cluster on " + addr + " keeps the course contract (id, nodes 1-3, RF 3, min ISR 2, share groups)", ""}
 }
 
-// shareGroups reports whether the cluster answers ShareGroupHeartbeat and
-// has the share.version feature enabled.
+// shareGroups reports whether the cluster answers ShareGroupHeartbeat and,
+// where it reports features, has share.version enabled.
 func shareGroups(ctx context.Context, cl interface {
 	Request(context.Context, kmsg.Request) (kmsg.Response, error)
 }) bool {
@@ -353,10 +353,12 @@ func shareGroups(ctx context.Context, cl interface {
 			hasAPI = true
 		}
 	}
+	// Kafka 4.2 finalizes share.version 1 at format time; the simulation
+	// reports no features but answers the share APIs.
 	for _, f := range av.FinalizedFeatures {
-		if f.Name == "share.version" && f.MaxVersionLevel >= 1 {
-			return hasAPI
+		if f.Name == "share.version" {
+			return hasAPI && f.MaxVersionLevel >= 1
 		}
 	}
-	return false
+	return hasAPI
 }

@@ -98,7 +98,10 @@ func runStep(ctx context.Context, dir string, s steps.Step) error {
 		select {
 		case err := <-done:
 			if interrupted {
-				return nil // stopped by us, as a student would with Ctrl-C
+				// Stopped by us, as a student would with Ctrl-C; make's
+				// "Error 130" line above is that Ctrl-C, not a failure.
+				fmt.Println("(stopped with Ctrl-C, as planned)")
+				return nil
 			}
 			return err
 		case <-timer:
