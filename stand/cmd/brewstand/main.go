@@ -187,6 +187,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "reset-lecture %s: deleted %d groups %v and %d topics %v\n", filepath.Base(args[0]), len(groups), groups, len(topics), topics)
 		return err
 	case "jars":
+		s.Out = os.Stderr // the folder alone on stdout, for scripts
 		dir, err := s.FetchJars(ctx)
 		if err != nil {
 			return err
