@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -129,5 +130,7 @@ func (m *model) View() string {
 	if m.snap == nil {
 		return "reading the cluster...\n"
 	}
-	return dashboard.Render(*m.snap, m.width, m.height, true)
+	// No newline after the last line: on a full screen it would scroll the
+	// first line away.
+	return strings.TrimSuffix(dashboard.Render(*m.snap, m.width, m.height, true), "\n")
 }
