@@ -25,6 +25,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -498,7 +499,25 @@ func readiness(ctx context.Context, cl *kgo.Client, nodes []int) (string, bool) 
 	if q.LeaderID < 0 {
 		return "quorum has no leader yet", false
 	}
+	// Each node answers a request on its own client port: registered is not
+	// yet reachable (a docker node just unpaused drops its first connections).
+	for _, n := range nodes {
+		if err := nodeAnswers(rctx, n); err != nil {
+			return fmt.Sprintf("node %d does not answer on its port yet: %v", n, err), false
+		}
+	}
 	return "", true
+}
+
+// nodeAnswers sends ApiVersions to node n alone, on a connection of its own.
+func nodeAnswers(ctx context.Context, n int) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(net.JoinHostPort("127.0.0.1", strconv.Itoa(ClientPort(n)))))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	_, err = cl.Request(ctx, kmsg.NewPtrApiVersionsRequest())
+	return err
 }
 
 // checkPortsFree fails when something already listens on one of ports.
