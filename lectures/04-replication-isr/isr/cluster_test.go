@@ -104,7 +104,12 @@ func TestISRShrinksAndRecovers(t *testing.T) {
 	took = waitState(t, env, topic, replicaLagTimeMax+10*time.Second, "ISR [3] everywhere",
 		func(p isr.Partition) bool { return p.Leader == 3 && slices.Equal(p.ISR, []int32{3}) })
 	t.Logf("node 1 stopped: ISR [3] everywhere in %s", took.Round(time.Millisecond))
-	sameAsKafka(t, env, topic, "nodes 1 and 2 down")
+	// No comparison with kafka-topics here: its --describe also lists
+	// partition reassignments, which only the controller quorum answers, and
+	// one voter of three is no quorum, so the tool may wait out its 60 s
+	// timeout (seen on the docker stand). Our view is compared with Kafka's
+	// again once the nodes are back.
+	t.Log("nodes 1 and 2 down: one voter of three, no controller quorum for kafka-topics --describe")
 	err := produce(t, env, topic, kgo.AllISRAcks())
 	require.True(t, errors.Is(err, kerr.NotEnoughReplicas), "two nodes down: acks=all must fail with NOT_ENOUGH_REPLICAS, got %v", err)
 	require.NoError(t, produce(t, env, topic, kgo.LeaderAck()), "acks=1 needs only the leader")
