@@ -118,21 +118,9 @@ func setGroupConfig(t *testing.T, ctx context.Context, cl *kgo.Client, group, ke
 // groupConfigs lists the configs set on group itself.
 func groupConfigs(t *testing.T, ctx context.Context, cl *kgo.Client, group string) []string {
 	t.Helper()
-	req := kmsg.NewPtrDescribeConfigsRequest()
-	r := kmsg.NewDescribeConfigsRequestResource()
-	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
-	req.Resources = append(req.Resources, r)
-	resp, err := req.RequestWith(ctx, cl)
+	keys, err := steps.GroupConfigs(ctx, cl, group)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var set []string
-	for _, res := range resp.Resources {
-		for _, c := range res.Configs {
-			if c.Source == kmsg.ConfigSourceGroupConfig {
-				set = append(set, c.Name)
-			}
-		}
-	}
-	return set
+	return keys
 }

@@ -75,21 +75,9 @@ func Reset(ctx context.Context, cl *kgo.Client, l Lecture) (topics, groups []str
 // sets share.auto.offset.reset and the record lock on its share groups);
 // kadm has no helper for the GROUP config resource, so this is kmsg.
 func deleteGroupConfigs(ctx context.Context, cl *kgo.Client, group string) error {
-	dreq := kmsg.NewPtrDescribeConfigsRequest()
-	r := kmsg.NewDescribeConfigsRequestResource()
-	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
-	dreq.Resources = append(dreq.Resources, r)
-	dresp, err := dreq.RequestWith(ctx, cl)
+	keys, err := GroupConfigs(ctx, cl, group)
 	if err != nil {
-		return fmt.Errorf("describing the configs of group %s: %w", group, err)
-	}
-	var keys []string
-	for _, res := range dresp.Resources {
-		for _, c := range res.Configs {
-			if c.Source == kmsg.ConfigSourceGroupConfig {
-				keys = append(keys, c.Name)
-			}
-		}
+		return err
 	}
 	if len(keys) == 0 {
 		return nil
@@ -113,4 +101,26 @@ func deleteGroupConfigs(ctx context.Context, cl *kgo.Client, group string) error
 		}
 	}
 	return nil
+}
+
+// GroupConfigs lists the configs set on group itself (source GROUP_CONFIG),
+// through DescribeConfigs on the GROUP resource.
+func GroupConfigs(ctx context.Context, cl *kgo.Client, group string) ([]string, error) {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("describing the configs of group %s: %w", group, err)
+	}
+	var keys []string
+	for _, res := range resp.Resources {
+		for _, c := range res.Configs {
+			if c.Source == kmsg.ConfigSourceGroupConfig {
+				keys = append(keys, c.Name)
+			}
+		}
+	}
+	return keys, nil
 }
