@@ -23,6 +23,7 @@ import (
 func TestResetLectureLeavesNothingOfTheLecture(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t) // share groups with group configs: Kafka 4.2's, not the simulation's
+	env.Exclusive(t)   // reset deletes every topic and group of lectures 06 and 08, other tests' too
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cl := env.Client(t)

@@ -57,6 +57,13 @@ func Cluster(t testing.TB) *Env {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The lock first: a fault test in another package may hold it with
+		// a node stopped, or the whole stand down and up again (the docker
+		// tier's down/reset test); the cluster is whole once it is ours.
+		var lock *stand.Lock
+		if !Containers() {
+			lock = sharedLock(t)
+		}
 		cl := client(t, cfg)
 		ctx, cancel := context.WithTimeout(context.Background(), brewkit.DialTimeout)
 		defer cancel()
@@ -67,11 +74,7 @@ func Cluster(t testing.TB) *Env {
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := &Env{Config: cfg, Simulated: simulated}
-		if !Containers() {
-			env.lock = sharedLock(t)
-		}
-		return env
+		return &Env{Config: cfg, Simulated: simulated, lock: lock}
 	}
 	c, err := sim.New(sim.Options{})
 	if err != nil {
@@ -81,14 +84,15 @@ func Cluster(t testing.TB) *Env {
 	return &Env{Config: c.Config(), Sim: c, Simulated: true}
 }
 
-// sharedLock takes the stand lock shared for the test, when a stand of this
-// checkout is up: tests that stop nodes wait until it is free, so no test sees
-// a node vanish under it whatever -p go test runs with.
+// sharedLock takes the stand lock shared for the test, when it runs inside the
+// course checkout: tests that stop nodes wait until it is free, so no test
+// sees a node vanish under it, whatever -p go test runs with and however many
+// modules scripts/test runs at once.
 func sharedLock(t testing.TB) *stand.Lock {
 	t.Helper()
 	s, err := stand.Find()
-	if err != nil || s.Current() == "" {
-		return nil // a cluster this checkout did not start: nothing to share
+	if err != nil {
+		return nil // not in a checkout of the course: nothing to share
 	}
 	l, err := s.OpenLock()
 	if err != nil {

@@ -12,12 +12,19 @@ import (
 // cluster, so a test that only uses the cluster holds it shared, and a test
 // that stops, starts or pauses a node (or changes cluster-wide state) holds it
 // exclusive. It is an flock(2) lock on an open file, so the kernel releases it
-// when the holding process dies, and it works whatever -p go test runs with.
+// when the holding process dies, and it works whatever -p go test runs with
+// and however many test processes run at once.
+//
+// flock alone lets sharers overtake a waiting exclusive taker, and with two
+// test processes taking turns it could wait for ever; so whoever takes the
+// lock passes a gate first (.stand/lock.gate), which an exclusive taker keeps
+// until it has the lock: sharers that come after it wait behind it.
 type Lock struct {
-	f *os.File
+	f    *os.File
+	gate *os.File
 }
 
-// OpenLock opens the stand's lock file without taking the lock.
+// OpenLock opens the stand's lock files without taking the lock.
 func (s *Stand) OpenLock() (*Lock, error) {
 	if err := os.MkdirAll(s.state(), 0o755); err != nil {
 		return nil, err
@@ -26,16 +33,47 @@ func (s *Stand) OpenLock() (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the stand lock: %w", err)
 	}
-	return &Lock{f: f}, nil
+	gate, err := os.OpenFile(s.state("lock.gate"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("opening the stand lock: %w", err)
+	}
+	return &Lock{f: f, gate: gate}, nil
 }
 
-// Shared takes the lock shared, waiting for an exclusive holder to finish.
-func (l *Lock) Shared(ctx context.Context) error { return l.take(ctx, syscall.LOCK_SH) }
+// Shared takes the lock shared, waiting for an exclusive holder to finish,
+// and for one that waits already.
+func (l *Lock) Shared(ctx context.Context) error {
+	if err := take(ctx, l.gate, syscall.LOCK_EX); err != nil {
+		l.f.Close()
+		return err
+	}
+	defer syscall.Flock(int(l.gate.Fd()), syscall.LOCK_UN) //nolint:errcheck // closed on a failed take
+	if err := take(ctx, l.f, syscall.LOCK_SH); err != nil {
+		l.gate.Close()
+		return err
+	}
+	return nil
+}
 
 // Exclusive takes the lock exclusive, waiting for every other holder. On a
-// lock this Lock holds shared, it converts it (not atomically: flock drops the
-// shared lock first).
-func (l *Lock) Exclusive(ctx context.Context) error { return l.take(ctx, syscall.LOCK_EX) }
+// lock this Lock holds shared, it gives the shared lock up first (flock would
+// too: its conversion is not atomic).
+func (l *Lock) Exclusive(ctx context.Context) error {
+	if err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN); err != nil {
+		return fmt.Errorf("releasing the stand lock: %w", err)
+	}
+	if err := take(ctx, l.gate, syscall.LOCK_EX); err != nil {
+		l.f.Close()
+		return err
+	}
+	defer syscall.Flock(int(l.gate.Fd()), syscall.LOCK_UN) //nolint:errcheck // closed on a failed take
+	if err := take(ctx, l.f, syscall.LOCK_EX); err != nil {
+		l.gate.Close()
+		return err
+	}
+	return nil
+}
 
 // TryExclusive takes the lock exclusive if no one else holds it.
 func (l *Lock) TryExclusive() (bool, error) {
@@ -46,19 +84,23 @@ func (l *Lock) TryExclusive() (bool, error) {
 	return err == nil, err
 }
 
-func (l *Lock) take(ctx context.Context, how int) error {
-	fd := int(l.f.Fd())
+// take flocks f, or gives up when ctx ends: then it closes f, which releases
+// whatever the flock call still gets.
+func take(ctx context.Context, f *os.File, how int) error {
+	fd := int(f.Fd())
 	done := make(chan error, 1)
 	go func() { done <- syscall.Flock(fd, how) }()
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		// The flock call goes on; closing the file releases what it gets.
-		l.f.Close()
-		return fmt.Errorf("waiting for the stand lock %s (another test or process holds it): %w", l.f.Name(), ctx.Err())
+		f.Close()
+		return fmt.Errorf("waiting for the stand lock %s (another test or process holds it): %w", f.Name(), ctx.Err())
 	}
 }
 
 // Close releases the lock.
-func (l *Lock) Close() error { return l.f.Close() }
+func (l *Lock) Close() error {
+	l.gate.Close()
+	return l.f.Close()
+}
