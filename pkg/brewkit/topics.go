@@ -62,19 +62,58 @@ func EnsureTopics(ctx context.Context, adm *kadm.Client, topics ...Topic) ([]str
 	return created, nil
 }
 
-// WaitTopics waits until metadata shows every partition of the topics with a leader.
+// WaitTopics waits until metadata shows every partition of the topics with a
+// leader, and every replica's broker has the partition's log. Each broker
+// applies the controller's record a moment after the create returns (a node
+// just restarted may be seconds behind) and answers UNKNOWN_TOPIC_OR_PARTITION
+// until it has; it creates the log after it has updated what it answers.
 func WaitTopics(ctx context.Context, adm *kadm.Client, names ...string) error {
 	for {
-		td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), names...)
-		if err == nil && ready(td, names) {
+		missing := notEverywhere(ctx, adm, names)
+		if missing == "" {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for topics %v to get leaders: %w", names, ctx.Err())
+			return fmt.Errorf("waiting for topics %v on every replica (%s): %w", names, missing, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// notEverywhere says what the topics still lack, or "".
+func notEverywhere(ctx context.Context, adm *kadm.Client, names []string) string {
+	td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), names...)
+	switch {
+	case err != nil:
+		return err.Error()
+	case !ready(td, names):
+		return "a partition has no leader yet"
+	}
+	replicas := map[int32]kadm.TopicsSet{}
+	for _, t := range td {
+		for _, p := range t.Partitions {
+			for _, r := range p.Replicas {
+				set := replicas[r]
+				set.Add(t.Topic, p.Partition)
+				replicas[r] = set
+			}
+		}
+	}
+	for node, set := range replicas {
+		dirs, err := adm.DescribeBrokerLogDirs(ctx, node, set)
+		if err != nil {
+			return fmt.Sprintf("node %d: %v", node, err)
+		}
+		for t, ps := range set {
+			for p := range ps {
+				if _, ok := dirs.LookupPartition(t, p); !ok {
+					return fmt.Sprintf("node %d has no log for %s partition %d yet", node, t, p)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func ready(td kadm.TopicDetails, names []string) bool {
