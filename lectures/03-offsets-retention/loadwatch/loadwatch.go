@@ -45,8 +45,9 @@ type Summary struct {
 }
 
 // Run writes and reads until ctx ends or c.Duration passes, calling look with
-// the offsets about every second. On the way out the consumer commits what it
-// processed, so the next run resumes there.
+// the offsets about every second. Then the consumer reads what was written
+// (for up to drainFor), and on the way out it commits what it processed, so
+// the next run resumes there.
 func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), look func([]offsets.Partition)) (Summary, error) {
 	sum := Summary{ResumedFrom: map[int32]int64{}, FirstRead: map[int32]int64{}}
 	admCl, adm, err := brewkit.Connect(ctx, cfg)
@@ -72,39 +73,50 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 		say(fmt.Sprintf("group %s resumes from its committed offsets: %s", c.Group, describe(start)))
 	}
 
+	// A failed write or fetch ends the run at once, with its error as the
+	// cause. Ctrl-C (ctx) and the duration end the writing only: the
+	// consumer then reads what was written, so the run stops with nothing
+	// left over (a second Ctrl-C quits at once: brewkit.Main).
+	run, fail := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer fail(nil)
+	writing, stopWriting := context.WithCancel(run)
+	defer stopWriting()
+	context.AfterFunc(ctx, stopWriting)
 	if c.Duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Duration)
+		writing, cancel = context.WithTimeout(writing, c.Duration)
 		defer cancel()
 	}
-	// A failed write or fetch ends the run with its error as the cause.
-	ctx, fail := context.WithCancelCause(ctx)
-	defer fail(nil)
 	var produced, consumed atomic.Int64
-	var wg sync.WaitGroup
+	var mu sync.Mutex
+	written, read := map[int32]int64{}, map[int32]int64{} // the last offset per partition
+	var writer sync.WaitGroup
 	if c.Rate > 0 {
 		prod, err := brewkit.NewClient(cfg, kgo.ProducerLinger(5*time.Millisecond))
 		if err != nil {
 			return sum, err
 		}
 		defer prod.Close()
-		wg.Add(1)
+		writer.Add(1)
 		go func() {
-			defer wg.Done()
+			defer writer.Done()
 			rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
 			tick := time.NewTicker(time.Second / time.Duration(c.Rate))
 			defer tick.Stop()
 			for n := int64(1); ; n++ {
 				select {
-				case <-ctx.Done():
-					prod.Flush(context.WithoutCancel(ctx)) //nolint:errcheck // counted by the callbacks
+				case <-writing.Done():
+					prod.Flush(run) //nolint:errcheck // counted by the callbacks
 					return
 				case <-tick.C:
 				}
-				prod.Produce(ctx, brewkit.NewOrder(rng, n, time.Now()).Record(c.Topic), func(_ *kgo.Record, err error) {
+				prod.Produce(run, brewkit.NewOrder(rng, n, time.Now()).Record(c.Topic), func(r *kgo.Record, err error) {
 					switch {
 					case err == nil:
 						produced.Add(1)
+						mu.Lock()
+						written[r.Partition] = max(written[r.Partition], r.Offset)
+						mu.Unlock()
 					case !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
 						fail(fmt.Errorf("writing to %s: %w", c.Topic, err))
 					}
@@ -124,19 +136,21 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 	if err != nil {
 		return sum, err
 	}
-	var mu sync.Mutex
-	wg.Add(1)
+	reading, stopReading := context.WithCancel(run)
+	defer stopReading()
+	var reader sync.WaitGroup
+	reader.Add(1)
 	go func() {
-		defer wg.Done()
+		defer reader.Done()
 		var check brewkit.FetchCheck
-		for ctx.Err() == nil {
-			fs := cons.PollFetches(ctx)
+		for reading.Err() == nil {
+			fs := cons.PollFetches(reading)
 			if err := check.Err(fs); err != nil {
 				fail(err)
 				return
 			}
 			fs.EachRecord(func(r *kgo.Record) {
-				if ctx.Err() != nil {
+				if reading.Err() != nil {
 					return
 				}
 				mu.Lock()
@@ -147,23 +161,41 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 				time.Sleep(c.Work) // the analytics job at work
 				cons.MarkCommitRecords(r)
 				consumed.Add(1)
+				mu.Lock()
+				read[r.Partition] = max(read[r.Partition], r.Offset)
+				mu.Unlock()
 			})
 		}
 	}()
 
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	for ctx.Err() == nil {
+	for writing.Err() == nil {
 		select {
-		case <-ctx.Done():
+		case <-writing.Done():
 		case <-tick.C:
-			if ps, err := offsets.Read(ctx, adm, c.Group, c.Topic); err == nil && look != nil {
+			if ps, err := offsets.Read(writing, adm, c.Group, c.Topic); err == nil && look != nil {
 				look(ps)
 			}
 		}
 	}
-	wg.Wait()
-	if err := context.Cause(ctx); !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+	writer.Wait()
+	if run.Err() == nil { // no failure: read the last orders written
+		caughtUp := func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			for p, o := range written {
+				if r, ok := read[p]; !ok || r < o {
+					return false
+				}
+			}
+			return true
+		}
+		_ = brewkit.WaitFor(run, drainFor, 20*time.Millisecond, caughtUp) // what is left shows as lag
+	}
+	stopReading()
+	reader.Wait()
+	if err := context.Cause(run); err != nil {
 		return sum, err
 	}
 	// Close commits the marked offsets and leaves the group.
@@ -177,6 +209,10 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 	sum.Final, err = offsets.Read(cctx, adm, c.Group, c.Topic)
 	return sum, err
 }
+
+// drainFor bounds how long a run whose duration ended waits for its consumer
+// to read the last orders written.
+const drainFor = 10 * time.Second
 
 func describe(ps []offsets.Partition) string {
 	s := ""

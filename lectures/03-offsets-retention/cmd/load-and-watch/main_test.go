@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,10 @@ func TestInterruptPrintsTheCommittedOffsets(t *testing.T) {
 	}
 	if res.Stderr != "load-and-watch: interrupted\n" {
 		t.Fatalf("stderr after Ctrl-C: %q", res.Stderr)
+	}
+	// Ctrl-C stops the writing; the consumer reads the rest before it commits.
+	m := regexp.MustCompile(`stopped: wrote (\d+), processed (\d+);`).FindStringSubmatch(res.Stdout)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("after Ctrl-C the consumer should have processed every order written (fresh topic and group):\n%s", res.Stdout)
 	}
 }
