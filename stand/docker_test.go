@@ -46,6 +46,7 @@ var addressBound = map[string]bool{
 // and compares it with stand/native/nodeN.properties.
 func TestDockerNodesDeriveTheNativeSettings(t *testing.T) {
 	dockerStand(t)
+	brewtest.Cluster(t) // the stand lock, shared: no other test stops a container meanwhile
 	for n := 1; n <= 3; n++ {
 		out, err := exec.Command("docker", "exec", fmt.Sprintf("kafka-%d", n), "cat", "/opt/kafka/config/server.properties").Output()
 		if err != nil {
