@@ -43,18 +43,7 @@ func (s *Stand) OpenLock() (*Lock, error) {
 
 // Shared takes the lock shared, waiting for an exclusive holder to finish,
 // and for one that waits already.
-func (l *Lock) Shared(ctx context.Context) error {
-	if err := take(ctx, l.gate, syscall.LOCK_EX); err != nil {
-		l.f.Close()
-		return err
-	}
-	defer syscall.Flock(int(l.gate.Fd()), syscall.LOCK_UN) //nolint:errcheck // closed on a failed take
-	if err := take(ctx, l.f, syscall.LOCK_SH); err != nil {
-		l.gate.Close()
-		return err
-	}
-	return nil
-}
+func (l *Lock) Shared(ctx context.Context) error { return l.pass(ctx, syscall.LOCK_SH) }
 
 // Exclusive takes the lock exclusive, waiting for every other holder. On a
 // lock this Lock holds shared, it gives the shared lock up first (flock would
@@ -63,12 +52,17 @@ func (l *Lock) Exclusive(ctx context.Context) error {
 	if err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN); err != nil {
 		return fmt.Errorf("releasing the stand lock: %w", err)
 	}
+	return l.pass(ctx, syscall.LOCK_EX)
+}
+
+// pass goes through the gate and takes the lock as how says.
+func (l *Lock) pass(ctx context.Context, how int) error {
 	if err := take(ctx, l.gate, syscall.LOCK_EX); err != nil {
 		l.f.Close()
 		return err
 	}
 	defer syscall.Flock(int(l.gate.Fd()), syscall.LOCK_UN) //nolint:errcheck // closed on a failed take
-	if err := take(ctx, l.f, syscall.LOCK_EX); err != nil {
+	if err := take(ctx, l.f, how); err != nil {
 		l.gate.Close()
 		return err
 	}
