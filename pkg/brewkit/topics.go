@@ -142,6 +142,18 @@ func TopicNamed(name string, partitions int32) Topic {
 	return Topic{Name: name, Partitions: partitions, RF: 3, Retention: 7 * 24 * time.Hour}
 }
 
+// Sleep waits for d, or returns ctx's error as soon as ctx ends.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
 // WaitFor checks cond every interval until it holds, ctx ends, or limit passes.
 // A cancelled ctx is reported as ctx's error, never as "not within".
 func WaitFor(ctx context.Context, limit, every time.Duration, cond func() bool) error {

@@ -148,7 +148,7 @@ func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewki
 	defer prod.stop()
 	step("producing %d orders/s with acks=all (idempotent) to %s; a consumer reads them", c.Rate, c.Topic)
 	step("partition %d: leader %d, ISR %v", rep.Partition, p0.Leader, p0.ISR)
-	if err := sleep(ctx, c.Steady); err != nil {
+	if err := brewkit.Sleep(ctx, c.Steady); err != nil {
 		return rep, err
 	}
 
@@ -187,7 +187,7 @@ func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewki
 	}
 	rep.ServingAfter = writes.served()
 	step("partition %d: node %d acknowledges writes, %s after the stop was issued", rep.Partition, rep.NewLeader, rep.ServingAfter.Round(time.Millisecond))
-	if err := sleep(ctx, c.Steady); err != nil {
+	if err := brewkit.Sleep(ctx, c.Steady); err != nil {
 		return rep, err
 	}
 
@@ -234,7 +234,7 @@ func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewki
 	rep.ISRFullAfter = time.Since(restartAt)
 	step("every partition of %s has its full ISR again, %s after the first restart", c.Topic, rep.ISRFullAfter.Round(time.Millisecond))
 	prod.resume()
-	if err := sleep(ctx, c.Steady); err != nil {
+	if err := brewkit.Sleep(ctx, c.Steady); err != nil {
 		return rep, err
 	}
 
@@ -297,15 +297,6 @@ func orOK(s string) string {
 
 // poll is how often the drill looks at the cluster while it waits.
 const poll = 250 * time.Millisecond
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}
 
 // writeWatch notes when a broker other than the stopped leader first
 // acknowledges a batch for the drilled partition.

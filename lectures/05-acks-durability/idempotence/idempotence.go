@@ -144,7 +144,7 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 	var firstErr error
 	every := c.Pause / time.Duration(c.Records+1)
 	for i := 1; i <= c.Records; i++ {
-		if err := sleep(ctx, every); err != nil {
+		if err := brewkit.Sleep(ctx, every); err != nil {
 			return m, err
 		}
 		prod.Produce(ctx, &kgo.Record{Topic: topic, Value: lab.Seq(run, i)}, func(_ *kgo.Record, err error) {
@@ -160,7 +160,7 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 			m.Acked++
 		})
 	}
-	if err := sleep(ctx, every); err != nil {
+	if err := brewkit.Sleep(ctx, every); err != nil {
 		return m, err
 	}
 	say(fmt.Sprintf("%s: %d orders sent; resuming node %d", label(idem), c.Records, m.Paused))
@@ -205,15 +205,6 @@ func label(idem bool) string {
 		return "idempotence on "
 	}
 	return "idempotence off"
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
 
 // Print writes both runs side by side, the orders stored more than once

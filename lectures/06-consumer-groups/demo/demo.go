@@ -137,7 +137,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		}
 		say("== owners: %s", format(owners, live))
 		steps = append(steps, Step{Title: st.title, Owners: owners})
-		if err := sleep(ctx, c.Hold); err != nil {
+		if err := brewkit.Sleep(ctx, c.Hold); err != nil {
 			return steps, err
 		}
 	}
@@ -178,13 +178,4 @@ func format(owners map[string][]int32, live []string) string {
 		parts = append(parts, fmt.Sprintf("%s %v", m, owners[m]))
 	}
 	return strings.Join(parts, "  ")
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }

@@ -99,7 +99,7 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 	say(fmt.Sprintf("%s: restarting member a, which owns %v", kind, r.Before))
 	stopped := time.Now()
 	stopA()
-	if err := sleep(ctx, RestartTime); err != nil { // a process restart takes a moment
+	if err := brewkit.Sleep(ctx, RestartTime); err != nil { // a process restart takes a moment
 		return r, err
 	}
 	stopA = runMember(member("a"))
@@ -127,15 +127,6 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 
 // RestartTime is how long member a is away: well within the 6 s session timeout.
 const RestartTime = 2 * time.Second
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}
 
 // SessionSettle is how long the demo watches after the restart.
 const SessionSettle = 2 * time.Second

@@ -140,7 +140,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled("a", "b")); err != nil {
 		return row, fmt.Errorf("a and b did not share the partitions: %w", err)
 	}
-	if err := sleep(ctx, c.Settle); err != nil {
+	if err := brewkit.Sleep(ctx, c.Settle); err != nil {
 		return row, err
 	}
 
@@ -152,7 +152,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled("a", "b", "c")); err != nil {
 		return row, fmt.Errorf("c did not get partitions: %w", err)
 	}
-	if err := sleep(ctx, c.Settle); err != nil {
+	if err := brewkit.Sleep(ctx, c.Settle); err != nil {
 		return row, err
 	}
 
@@ -167,7 +167,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 	}); err != nil {
 		return row, fmt.Errorf("b's partitions found no new owner: %w", err)
 	}
-	if err := sleep(ctx, c.Settle); err != nil {
+	if err := brewkit.Sleep(ctx, c.Settle); err != nil {
 		return row, err
 	}
 	stopProducing()
@@ -303,15 +303,6 @@ func distinctProcessed(ev []groups.Event) int {
 		}
 	}
 	return len(seen)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
 
 // Print writes the comparison table.
