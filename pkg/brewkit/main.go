@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -91,6 +92,16 @@ func Crash() {
 		panic(fmt.Sprintf("crashing: %v", err))
 	}
 	select {} // SIGKILL cannot be caught: the process ends here
+}
+
+// Command returns command[0] run with command[1:] and args as a child
+// program against cfg's cluster: KAFKA_BOOTSTRAP set to cfg's brokers, the
+// rest of the environment inherited, its stderr the caller's.
+func Command(ctx context.Context, cfg Config, command []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, command[0], append(slices.Clone(command[1:]), args...)...)
+	cmd.Env = append(cmd.Environ(), EnvBootstrap+"="+cfg.Bootstrap())
+	cmd.Stderr = os.Stderr
+	return cmd
 }
 
 // Crashed reports whether err, from waiting for a child process, says it

@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -272,9 +270,7 @@ type steps struct {
 // killed says it ended by SIGKILL.
 func consume(ctx context.Context, cfg brewkit.Config, command []string, args ...string) (steps, bool, error) {
 	var st steps
-	cmd := exec.CommandContext(ctx, command[0], append(slices.Clone(command[1:]), args...)...)
-	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
-	cmd.Stderr = os.Stderr
+	cmd := brewkit.Command(ctx, cfg, command, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return st, false, err

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -27,11 +26,8 @@ type Process struct {
 
 // StartProcess runs m through command and hands each event it prints to emit.
 func StartProcess(cfg brewkit.Config, command []string, m Member, emit func(Event)) (*Process, error) {
-	args := append(slices.Clone(command[1:]), "-name", m.Name, "-group", m.Group, "-topic", m.Topic,
+	cmd := brewkit.Command(context.Background(), cfg, command, "-name", m.Name, "-group", m.Group, "-topic", m.Topic,
 		"-protocol", string(m.Protocol), "-work", m.Work.String())
-	cmd := exec.Command(command[0], args...)
-	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
-	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"time"
@@ -132,9 +130,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 
 // kitchenRun runs the kitchen to its end; died says it ended by SIGKILL.
 func kitchenRun(ctx context.Context, cfg brewkit.Config, command []string, args ...string) (bool, error) {
-	cmd := exec.CommandContext(ctx, command[0], append(slices.Clone(command[1:]), args...)...)
-	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
-	cmd.Stderr = os.Stderr
+	cmd := brewkit.Command(ctx, cfg, command, args...)
 	err := cmd.Run()
 	if brewkit.Crashed(err) {
 		return true, nil

@@ -16,7 +16,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,9 +110,7 @@ func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(st
 	}
 
 	// The first barista, a process of its own, takes tickets and holds them.
-	cmd := exec.CommandContext(ctx, c.Holder[0], append(slices.Clone(c.Holder[1:]), "-group", group, "-topic", run.Topic, "-take", strconv.Itoa(c.Take))...)
-	cmd.Env = append(cmd.Environ(), brewkit.EnvBootstrap+"="+cfg.Bootstrap())
-	cmd.Stderr = os.Stderr
+	cmd := brewkit.Command(ctx, cfg, c.Holder, "-group", group, "-topic", run.Topic, "-take", strconv.Itoa(c.Take))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return run, err
