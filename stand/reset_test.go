@@ -10,7 +10,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -53,7 +52,9 @@ func TestResetLectureLeavesNothingOfTheLecture(t *testing.T) {
 		t.Fatal(err)
 	}
 	consumer.Close()
-	setGroupConfig(t, ctx, cl, tickets, "share.auto.offset.reset", "earliest")
+	if err := brewkit.SetGroupConfigs(ctx, cl, tickets, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
+		t.Fatal(err)
+	}
 	share := env.Client(t, kgo.ShareGroup(tickets), kgo.ConsumeTopics(tickets))
 	brewtest.Eventually(t, 30*time.Second, "the share group reads its record", func() (bool, string) {
 		pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
@@ -66,7 +67,7 @@ func TestResetLectureLeavesNothingOfTheLecture(t *testing.T) {
 		g1, g2 := listed[fanout], listed[tickets]
 		return err == nil && g1.State == "Empty" && g2.State == "Empty", fmt.Sprintf("%+v %+v %v", g1, g2, err)
 	})
-	if got := groupConfigs(t, ctx, cl, tickets); !slices.Contains(got, "share.auto.offset.reset") {
+	if got := mustGroupConfigs(t, ctx, cl, tickets); !slices.Contains(got, "share.auto.offset.reset") {
 		t.Fatalf("the share group has no config to reset: %v", got)
 	}
 
@@ -96,30 +97,14 @@ func TestResetLectureLeavesNothingOfTheLecture(t *testing.T) {
 		ok := !td.Has(fanout) && !td.Has(tickets) && td.Has(keep) && !g1 && !g2
 		return ok, fmt.Sprintf("topics %v, groups %v", td.Names(), listed.Groups())
 	})
-	if got := groupConfigs(t, ctx, cl, tickets); len(got) > 0 {
+	if got := mustGroupConfigs(t, ctx, cl, tickets); len(got) > 0 {
 		t.Errorf("the share group's configs outlived the reset: %v", got)
 	}
 }
 
-func setGroupConfig(t *testing.T, ctx context.Context, cl *kgo.Client, group, key, value string) {
+func mustGroupConfigs(t *testing.T, ctx context.Context, cl *kgo.Client, group string) []string {
 	t.Helper()
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	r := kmsg.NewIncrementalAlterConfigsRequestResource()
-	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
-	c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	c.Name, c.Value, c.Op = key, kmsg.StringPtr(value), kmsg.IncrementalAlterConfigOpSet
-	r.Configs = append(r.Configs, c)
-	req.Resources = append(req.Resources, r)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil || resp.Resources[0].ErrorCode != 0 {
-		t.Fatalf("setting %s on %s: %v %+v", key, group, err, resp)
-	}
-}
-
-// groupConfigs lists the configs set on group itself.
-func groupConfigs(t *testing.T, ctx context.Context, cl *kgo.Client, group string) []string {
-	t.Helper()
-	keys, err := steps.GroupConfigs(ctx, cl, group)
+	keys, err := brewkit.GroupConfigs(ctx, cl, group)
 	if err != nil {
 		t.Fatal(err)
 	}

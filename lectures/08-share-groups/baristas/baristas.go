@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
 	}()
 	if c.Mode == Share {
-		if err := queue.SetGroupConfig(ctx, cl, group, queue.FromEarliest); err != nil {
+		if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {
 			return res, err
 		}
 	}

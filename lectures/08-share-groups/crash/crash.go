@@ -99,7 +99,7 @@ func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(st
 		adm.DeleteTopics(dctx, run.Topic) //nolint:errcheck // leftovers are harmless
 		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
 	}()
-	if err := queue.SetGroupConfig(ctx, cl, group, map[string]string{
+	if err := brewkit.SetGroupConfigs(ctx, cl, group, map[string]string{
 		"share.auto.offset.reset":       "earliest",
 		"share.record.lock.duration.ms": strconv.FormatInt(c.Lock.Milliseconds(), 10),
 	}); err != nil {

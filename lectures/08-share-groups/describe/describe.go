@@ -122,7 +122,7 @@ func Demo(ctx context.Context, cfg brewkit.Config, while func(Group) error) (Gro
 		adm.DeleteTopics(dctx, topic) //nolint:errcheck // leftovers are harmless
 		adm.DeleteGroup(dctx, group)  //nolint:errcheck // and so is the group
 	}()
-	if err := queue.SetGroupConfig(ctx, cl, group, queue.FromEarliest); err != nil {
+	if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {
 		return g, err
 	}
 	const tickets = 30

@@ -86,7 +86,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		adm.DeleteTopics(dctx, res.Topic) //nolint:errcheck // leftovers are harmless
 		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
 	}()
-	if err := queue.SetGroupConfig(ctx, cl, group, queue.FromEarliest); err != nil {
+	if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {
 		return res, err
 	}
 	if err := queue.Tickets(ctx, cl, res.Topic, c.Tickets); err != nil {

@@ -10,46 +10,15 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
-// SetGroupConfig sets a group's dynamic configs (IncrementalAlterConfigs on a
-// GROUP resource; kadm has no helper for it). A share group reads from the
-// latest offset unless share.auto.offset.reset is earliest.
-func SetGroupConfig(ctx context.Context, cl *kgo.Client, group string, configs map[string]string) error {
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = group
-	for k, v := range configs {
-		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		c.Name, c.Value = k, kmsg.StringPtr(v)
-		c.Op = kmsg.IncrementalAlterConfigOpSet
-		res.Configs = append(res.Configs, c)
-	}
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return fmt.Errorf("configuring group %s: %w", group, err)
-	}
-	for _, r := range resp.Resources {
-		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			msg := ""
-			if r.ErrorMessage != nil {
-				msg = ": " + *r.ErrorMessage
-			}
-			return fmt.Errorf("configuring group %s %v: %w%s", group, configs, err, msg)
-		}
-	}
-	return nil
-}
-
 // FromEarliest is the group config that makes a new share group start at
-// the beginning of its topics.
+// the beginning of its topics (brewkit.SetGroupConfigs sets it): a share
+// group reads from the latest offset unless share.auto.offset.reset says
+// earliest.
 var FromEarliest = map[string]string{"share.auto.offset.reset": "earliest"}
 
 // ShareOpts are the options of a share consumer of topic in group that

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Reset deletes what a lecture leaves on the cluster, so that its demos can
@@ -29,7 +29,7 @@ func Reset(ctx context.Context, cl *kgo.Client, l Lecture) (topics, groups []str
 			}
 		}
 		for _, g := range groups {
-			if err := deleteGroupConfigs(ctx, cl, g); err != nil {
+			if err := brewkit.DeleteGroupConfigs(ctx, cl, g); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -69,58 +69,4 @@ func Reset(ctx context.Context, cl *kgo.Client, l Lecture) (topics, groups []str
 		}
 	}
 	return topics, groups, nil
-}
-
-// deleteGroupConfigs removes the dynamic configs set on a group (lecture 08
-// sets share.auto.offset.reset and the record lock on its share groups);
-// kadm has no helper for the GROUP config resource, so this is kmsg.
-func deleteGroupConfigs(ctx context.Context, cl *kgo.Client, group string) error {
-	keys, err := GroupConfigs(ctx, cl, group)
-	if err != nil {
-		return err
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	areq := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	ar := kmsg.NewIncrementalAlterConfigsRequestResource()
-	ar.ResourceType, ar.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
-	for _, k := range keys {
-		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		c.Name, c.Op = k, kmsg.IncrementalAlterConfigOpDelete
-		ar.Configs = append(ar.Configs, c)
-	}
-	areq.Resources = append(areq.Resources, ar)
-	aresp, err := areq.RequestWith(ctx, cl)
-	if err != nil {
-		return fmt.Errorf("deleting the configs of group %s: %w", group, err)
-	}
-	for _, res := range aresp.Resources {
-		if res.ErrorCode != 0 {
-			return fmt.Errorf("deleting the configs of group %s: error code %d", group, res.ErrorCode)
-		}
-	}
-	return nil
-}
-
-// GroupConfigs lists the configs set on group itself (source GROUP_CONFIG),
-// through DescribeConfigs on the GROUP resource.
-func GroupConfigs(ctx context.Context, cl *kgo.Client, group string) ([]string, error) {
-	req := kmsg.NewPtrDescribeConfigsRequest()
-	r := kmsg.NewDescribeConfigsRequestResource()
-	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
-	req.Resources = append(req.Resources, r)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return nil, fmt.Errorf("describing the configs of group %s: %w", group, err)
-	}
-	var keys []string
-	for _, res := range resp.Resources {
-		for _, c := range res.Configs {
-			if c.Source == kmsg.ConfigSourceGroupConfig {
-				keys = append(keys, c.Name)
-			}
-		}
-	}
-	return keys, nil
 }
