@@ -87,25 +87,53 @@ func Read(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic strin
 // aborts it): what is open is then not read.
 func Settle(ctx context.Context, adm *kadm.Client, topic string, limit time.Duration) error {
 	err := brewkit.WaitFor(ctx, limit, 50*time.Millisecond, func() bool {
-		ends, err := adm.ListEndOffsets(ctx, topic)
-		if err != nil || ends.Error() != nil {
+		marks, err := Marks(ctx, adm, topic)
+		if err != nil {
 			return false
 		}
-		stable, err := adm.ListCommittedOffsets(ctx, topic)
-		if err != nil || stable.Error() != nil {
-			return false
-		}
-		settled := true
-		ends.Each(func(e kadm.ListedOffset) {
-			if s, ok := stable.Lookup(topic, e.Partition); !ok || s.Offset != e.Offset {
-				settled = false
+		for _, m := range marks {
+			if m.LSO != m.HW {
+				return false
 			}
-		})
-		return settled
+		}
+		return true
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	_ = err // limit passed: read what is decided
 	return nil
+}
+
+// Mark is where a partition's log stands for readers: the high watermark
+// (read_uncommitted reads up to it) and the last stable offset (read_committed
+// reads up to it: the first offset of the oldest transaction still open).
+type Mark struct{ HW, LSO int64 }
+
+// Marks lists each partition's marks; a partition whose last stable offset
+// is not listed has LSO -1.
+func Marks(ctx context.Context, adm *kadm.Client, topic string) (map[int32]Mark, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, err
+	}
+	stable, err := adm.ListCommittedOffsets(ctx, topic)
+	if err == nil {
+		err = stable.Error()
+	}
+	if err != nil {
+		return nil, err
+	}
+	marks := map[int32]Mark{}
+	ends.Each(func(e kadm.ListedOffset) {
+		m := Mark{HW: e.Offset, LSO: -1}
+		if s, ok := stable.Lookup(topic, e.Partition); ok {
+			m.LSO = s.Offset
+		}
+		marks[e.Partition] = m
+	})
+	return marks, nil
 }

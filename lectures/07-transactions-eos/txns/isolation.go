@@ -107,23 +107,8 @@ func RunIsolation(ctx context.Context, cfg brewkit.Config, adm *kadm.Client) (Is
 
 // marks are partition 0's high watermark and last stable offset.
 func marks(ctx context.Context, adm *kadm.Client, topic string) (hw, lso int64, err error) {
-	ends, err := adm.ListEndOffsets(ctx, topic)
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	stable, err := adm.ListCommittedOffsets(ctx, topic)
-	if err == nil {
-		err = stable.Error()
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	e, _ := ends.Lookup(topic, 0)
-	s, _ := stable.Lookup(topic, 0)
-	return e.Offset, s.Offset, nil
+	m, err := txnlog.Marks(ctx, adm, topic)
+	return m[0].HW, m[0].LSO, err
 }
 
 func view(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string) (TopicView, error) {
