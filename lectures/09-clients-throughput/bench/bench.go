@@ -251,24 +251,13 @@ func produce(ctx context.Context, cfg brewkit.Config, c Config, topic string) (p
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range n {
-				sent := time.Now()
-				cl.Produce(ctx, &kgo.Record{Topic: topic, Value: values[j%len(values)]}, func(_ *kgo.Record, err error) {
-					d := time.Since(sent)
-					mu.Lock()
-					if err != nil && firstErr == nil {
-						firstErr = err
-					}
-					lat = append(lat, d)
-					mu.Unlock()
-					bar.Add(1)
-				})
-			}
-			if err := cl.Flush(ctx); err != nil {
-				mu.Lock()
+			l, err := perf.Send(ctx, cl, topic, values, n, bar)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
 				firstErr = err
-				mu.Unlock()
 			}
+			lat = append(lat, l...)
 		}()
 	}
 	wg.Wait()

@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -53,31 +52,12 @@ func (f Franz) Produce(ctx context.Context, cfg brewkit.Config, topic string, w 
 		return perf.Phase{}, err
 	}
 	defer cl.Close()
-	values := perf.Payloads(w.Size)
-	var mu sync.Mutex
-	lat := make([]time.Duration, 0, w.Records)
-	var firstErr error
 	ph := perf.Phase{Records: w.Records}
 	cpu, start := perf.ProcessCPU(), time.Now()
-	for i := range w.Records {
-		sent := time.Now()
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: values[i%len(values)]}, func(_ *kgo.Record, err error) {
-			d := time.Since(sent)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			lat = append(lat, d)
-			bar.Add(1)
-		})
-	}
-	if err := cl.Flush(ctx); err != nil {
-		return ph, err
-	}
+	lat, err := perf.Send(ctx, cl, topic, perf.Payloads(w.Size), w.Records, bar)
 	ph.Elapsed, ph.CPU = time.Since(start), perf.ProcessCPU()-cpu
-	if firstErr != nil {
-		return ph, fmt.Errorf("franz-go: %w", firstErr)
+	if err != nil {
+		return ph, fmt.Errorf("franz-go: %w", err)
 	}
 	ph.Latencies(lat)
 	ph.Finish(w.Size)

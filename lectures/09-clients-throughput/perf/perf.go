@@ -4,6 +4,7 @@
 package perf
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -125,6 +127,35 @@ func Payloads(size int) [][]byte {
 		out[i] = v[:size]
 	}
 	return out
+}
+
+// Send produces n records to topic with cl, their values taken from values
+// in turn, flushes, and returns each record's time from Produce to its
+// acknowledgement, and the first error.
+func Send(ctx context.Context, cl *kgo.Client, topic string, values [][]byte, n int, bar *Bar) ([]time.Duration, error) {
+	var mu sync.Mutex
+	lat := make([]time.Duration, 0, n)
+	var firstErr error
+	for i := range n {
+		sent := time.Now()
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: values[i%len(values)]}, func(_ *kgo.Record, err error) {
+			d := time.Since(sent)
+			mu.Lock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			lat = append(lat, d)
+			mu.Unlock()
+			bar.Add(1)
+		})
+	}
+	err := cl.Flush(ctx)
+	mu.Lock()
+	defer mu.Unlock()
+	if firstErr != nil {
+		err = firstErr
+	}
+	return lat, err
 }
 
 // Machine describes where the numbers come from: cores and CPU model.
