@@ -168,44 +168,20 @@ func readBack(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic s
 	if err != nil {
 		return nil, err
 	}
-	offsets := map[int32]kgo.Offset{}
-	left := map[int32]int64{}
-	from.Each(func(o kadm.ListedOffset) {
-		offsets[o.Partition] = kgo.NewOffset().At(o.Offset)
-		if end, ok := to.Lookup(topic, o.Partition); ok && end.Offset > o.Offset {
-			left[o.Partition] = end.Offset
-		}
-	})
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}), brewkit.ConsumeErrors())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	start := map[int32]int64{}
+	from.Each(func(o kadm.ListedOffset) { start[o.Partition] = o.Offset })
 	type seqRec struct {
 		seq int64
 		r   *kgo.Record
 	}
 	var got []seqRec
-	var check brewkit.FetchCheck
-	for len(left) > 0 {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading back %s: %w", topic, err)
+	err = brewkit.ReadTo(ctx, cfg, topic, start, to, time.Minute, func(r *kgo.Record) {
+		if e, err := brewkit.DecodeEvent(r); err == nil && e.Run == run {
+			got = append(got, seqRec{e.Seq, r})
 		}
-		if err := check.Err(fs); err != nil {
-			return nil, err
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
-				delete(left, r.Partition)
-			}
-			e, err := brewkit.DecodeEvent(r)
-			if err == nil && e.Run == run {
-				got = append(got, seqRec{e.Seq, r})
-			}
-		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(got, func(a, b seqRec) int { return int(a.seq - b.seq) })
 	out := make([]*kgo.Record, len(got))

@@ -7,7 +7,6 @@ package compaction
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -188,39 +187,11 @@ func readAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic st
 	if err != nil {
 		return nil, err
 	}
-	end, _ := ends.Lookup(topic, 0)
-	if end.Offset == 0 {
-		return nil, nil
-	}
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}), brewkit.ConsumeErrors())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
 	var log []Entry
-	var check brewkit.FetchCheck
-	for {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				return nil, errors.New("reading the compacted topic timed out")
-			}
-			return nil, err
-		}
-		if err := check.Err(fs); err != nil {
-			return nil, err
-		}
-		done := false
-		fs.EachRecord(func(r *kgo.Record) {
-			log = append(log, Entry{Offset: r.Offset, Key: string(r.Key), Value: string(r.Value)})
-			done = done || r.Offset+1 >= end.Offset
-		})
-		if done {
-			return log, nil
-		}
-	}
+	err = brewkit.ReadTo(ctx, cfg, topic, nil, ends, 30*time.Second, func(r *kgo.Record) {
+		log = append(log, Entry{Offset: r.Offset, Key: string(r.Key), Value: string(r.Value)})
+	})
+	return log, err
 }
 
 // PrintLog writes a log as a table.

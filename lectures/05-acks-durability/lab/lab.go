@@ -82,41 +82,9 @@ func ReadAll(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic st
 	if err != nil {
 		return nil, err
 	}
-	left := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			left[o.Partition] = o.Offset
-		}
-	})
-	if len(left) == 0 {
-		return nil, nil
-	}
-	cl, err := brewkit.NewClient(cfg, brewkit.ConsumeErrors(),
-		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
 	var out []*kgo.Record
-	var check brewkit.FetchCheck
-	for len(left) > 0 {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading %s back: %w", topic, err)
-		}
-		if err := check.Err(fs); err != nil {
-			return nil, err
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			out = append(out, r)
-			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
-				delete(left, r.Partition)
-			}
-		})
-	}
-	return out, nil
+	err = brewkit.ReadTo(ctx, cfg, topic, nil, ends, 30*time.Second, func(r *kgo.Record) { out = append(out, r) })
+	return out, err
 }
 
 // Seq numbers the records a lecture program writes: "<run>-<n>" in the value

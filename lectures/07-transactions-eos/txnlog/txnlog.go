@@ -31,51 +31,10 @@ func Read(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic strin
 	if err != nil {
 		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
 	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			want[o.Partition] = o.Offset
-		}
-	})
-	if len(want) == 0 {
-		return nil, nil
-	}
-	start := map[string]map[int32]kgo.Offset{topic: {}}
-	for p := range want {
-		start[topic][p] = kgo.NewOffset().AtStart()
-	}
-	cl, err := brewkit.NewClient(cfg,
-		kgo.ConsumePartitions(start),
-		kgo.FetchIsolationLevel(level),
-		kgo.KeepControlRecords(),
-		brewkit.ConsumeErrors(),
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	rctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
 	var recs []*kgo.Record
-	var check brewkit.FetchCheck
-	for len(want) > 0 {
-		fs := cl.PollFetches(rctx)
-		if rctx.Err() != nil {
-			return recs, fmt.Errorf("reading %s: %d partitions not read to their end within a minute", topic, len(want))
-		}
-		if err := check.Err(fs); err != nil {
-			return recs, err
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			if end, ok := want[r.Partition]; ok && r.Offset < end {
-				recs = append(recs, r)
-				if r.Offset+1 >= end {
-					delete(want, r.Partition)
-				}
-			}
-		})
-	}
-	return recs, nil
+	err = brewkit.ReadTo(ctx, cfg, topic, nil, ends, time.Minute, func(r *kgo.Record) { recs = append(recs, r) },
+		kgo.FetchIsolationLevel(level), kgo.KeepControlRecords())
+	return recs, err
 }
 
 // Settle waits, up to limit, until no transaction is open on topic: every
