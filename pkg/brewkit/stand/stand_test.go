@@ -52,8 +52,14 @@ func TestDetachedProcessLifecycle(t *testing.T) {
 	pidFile := filepath.Join(dir, "x.pid")
 	cmd := exec.Command("sleep", "300")
 	require.NoError(t, startDetached(cmd, filepath.Join(dir, "x.log"), pidFile))
-	pid, ok := livePid(pidFile, "sleep")
-	require.True(t, ok)
+	// Just after exec the kernel may show an empty command line for a moment
+	// (the parent resumes before the new arguments are mapped).
+	var pid int
+	var ok bool
+	require.Eventually(t, func() bool {
+		pid, ok = livePid(pidFile, "sleep")
+		return ok
+	}, 5*time.Second, 10*time.Millisecond)
 	require.Equal(t, cmd.Process.Pid, pid)
 	_, ok = livePid(pidFile, "kafka.Kafka")
 	require.False(t, ok, "a pid whose command line lacks the marker is not ours")
