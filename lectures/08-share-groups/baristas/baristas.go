@@ -199,18 +199,21 @@ func allJoined(ctx context.Context, adm *kadm.Client, c Config, group string) bo
 	return err == nil && ok && g.State == "Stable" && len(g.Members) == c.Consumers
 }
 
-// consume is one barista: take tickets, work, acknowledge.
+// consume is one barista: take a ticket, work, acknowledge it (a share
+// group member) or commit its offset (a consumer group member).
 func consume(ctx context.Context, cfg brewkit.Config, c Config, group, topic string, took func(*kgo.Record)) error {
-	var opts []kgo.Opt
-	if c.Mode == Share {
-		opts = queue.ShareOpts(group, topic, 1)
-	} else {
-		opts = []kgo.Opt{
-			kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-			kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
-		}
+	work := func(r *kgo.Record) {
+		time.Sleep(c.Work)
+		took(r)
 	}
-	cl, err := brewkit.NewClient(cfg, opts...)
+	if c.Mode == Share {
+		return queue.Serve(ctx, cfg, group, topic, 1, func(r *kgo.Record) kgo.AckStatus {
+			work(r)
+			return kgo.AckAccept
+		})
+	}
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(), brewkit.ConsumeErrors())
 	if err != nil {
 		return err
 	}
@@ -222,17 +225,9 @@ func consume(ctx context.Context, cfg brewkit.Config, c Config, group, topic str
 			return err
 		}
 		for _, r := range fs.Records() {
-			time.Sleep(c.Work)
-			took(r)
-			if c.Mode == Share {
-				r.Ack(kgo.AckAccept)
-			} else if err := cl.CommitRecords(ctx, r); err != nil && ctx.Err() == nil {
+			work(r)
+			if err := cl.CommitRecords(ctx, r); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("committing: %w", err)
-			}
-		}
-		if c.Mode == Share && ctx.Err() == nil {
-			if err := cl.FlushAcks(ctx); err != nil && ctx.Err() == nil {
-				return fmt.Errorf("acknowledging: %w", err)
 			}
 		}
 	}
