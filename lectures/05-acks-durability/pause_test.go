@@ -20,8 +20,8 @@ import (
 func TestPausedNodeLeavesTheISRAndReturns(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	topic := env.FreshTopic(t, "pause", 1)
 	nodes := env.Nodes(t)
+	topic := env.FreshTopic(t, "pause", 1)
 	adm := env.Admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

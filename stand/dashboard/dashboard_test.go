@@ -78,8 +78,8 @@ func TestSnapshotFollowsTheStand(t *testing.T) {
 	if env.Sim != nil {
 		env.RequireReal(t) // node processes need a stand: make test-real
 	}
-	topic := env.FreshTopic(t, "dash", 3)
 	nodes := env.Nodes(t)
+	topic := env.FreshTopic(t, "dash", 3)
 	s := env.Stand(t)
 	cl := env.Client(t)
 	ctx := context.Background()

@@ -125,13 +125,13 @@ func kafkaQuorumTool(t *testing.T, env *brewtest.Env) (int32, []int32, string) {
 func TestRealLeaderFailover(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
+	nodes := env.Nodes(t) // holds the stand lock (before the leader is read) and restores the stand at the end
 	cl := env.Client(t)
 	old := describe(t, cl).RaftLeader
 	require.GreaterOrEqual(t, old, int32(1))
 
 	var w quorum.Watch
 	w.Observe(describe(t, cl), nil, time.Now())
-	nodes := env.Nodes(t) // holds the stand lock and restores the stand at the end
 
 	// What the instructor types: make stop-leader.
 	start := time.Now()

@@ -82,8 +82,8 @@ func sameAsKafka(t *testing.T, env *brewtest.Env, topic, step string) {
 // writers, two down refuse them, and the ISR fills up again after the restarts.
 func TestISRShrinksAndRecovers(t *testing.T) {
 	env := brewtest.Cluster(t)
-	topic := env.FreshTopic(t, "isr", 6)
 	nodes := env.Nodes(t)
+	topic := env.FreshTopic(t, "isr", 6)
 	ctx := context.Background()
 	require.True(t, snapshot(t, env, topic).FullyReplicated())
 	sameAsKafka(t, env, topic, "start")
@@ -129,6 +129,7 @@ func TestISRShrinksAndRecovers(t *testing.T) {
 func TestExerciseMinISR3(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
+	nodes := env.Nodes(t)
 	topic := env.FreshTopic(t, "isr", 3)
 	ctx := context.Background()
 	three := "3"
@@ -136,7 +137,7 @@ func TestExerciseMinISR3(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, produce(t, env, topic, kgo.AllISRAcks()), "all three up")
 
-	require.NoError(t, env.Nodes(t).StopNode(ctx, 2, false))
+	require.NoError(t, nodes.StopNode(ctx, 2, false))
 	waitState(t, env, topic, 30*time.Second, "ISR [1 3]", func(p isr.Partition) bool { return slices.Equal(p.ISR, []int32{1, 3}) })
 	err = produce(t, env, topic, kgo.AllISRAcks())
 	require.True(t, errors.Is(err, kerr.NotEnoughReplicas), "min ISR 3 with one node down: got %v", err)

@@ -160,6 +160,9 @@ func client(t testing.TB, cfg brewkit.Config, opts ...kgo.Opt) *kgo.Client {
 // Nodes returns node control for the test's cluster: the in-process
 // simulation's, or the stand's. Nodes it pauses are resumed and nodes it stops
 // started again when the test ends, pass or fail, if the test did not do so.
+// It takes the stand lock exclusive, which may wait for other tests that
+// change the cluster (leaders, the Raft leader): call it before the test
+// creates a topic or reads what it will compare.
 func (e *Env) Nodes(t testing.TB) brewkit.Nodes {
 	t.Helper()
 	if e.Sim != nil {

@@ -21,8 +21,8 @@ import (
 func TestRestartedNodeGetsItsLeadershipBack(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	topic := createLaidOut(t, env)
 	nodes := env.Nodes(t)
+	topic := createLaidOut(t, env)
 	bin := brewtest.BuildCmd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

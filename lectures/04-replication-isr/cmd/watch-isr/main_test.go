@@ -28,8 +28,8 @@ func TestOnceMatchesReadme(t *testing.T) {
 func TestStopBrokerChangesMatchReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	topic := env.FreshTopic(t, "watch-isr", 6) // a fresh topic: each node leads two partitions
 	nodes := env.Nodes(t)
+	topic := env.FreshTopic(t, "watch-isr", 6) // a fresh topic: each node leads two partitions
 	bin := brewtest.BuildCmd(t)
 	stopped := false
 	res := brewtest.Interrupt(t, bin, env.Config.Bootstrap(), func(out string) bool {
