@@ -5,12 +5,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,23 +29,17 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *every < 200*time.Millisecond {
-		fmt.Fprintln(os.Stderr, "dashboard: -every", *every, ": at least 200ms")
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *once, *plain || !isTerminal(), *every); err != nil {
-		fmt.Fprintln(os.Stderr, "dashboard:", err)
-		os.Exit(1)
-	}
+	var fc brewkit.FlagCheck
+	fc.Require(*every >= 200*time.Millisecond, "every", *every, "at least 200ms")
+	fc.NoArgs()
+	fc.Exit("dashboard")
+
+	brewkit.Main("dashboard", func(ctx context.Context, cfg brewkit.Config) error {
+		return run(ctx, cfg, *once, *plain || !isTerminal(), *every)
+	})
 }
 
-func run(ctx context.Context, once, plain bool, every time.Duration) error {
-	cfg, err := brewkit.FromEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, cfg brewkit.Config, once, plain bool, every time.Duration) error {
 	dctx, cancel := context.WithTimeout(ctx, brewkit.DialTimeout)
 	cl, _, err := brewkit.Connect(dctx, cfg)
 	cancel()
@@ -68,17 +61,15 @@ func run(ctx context.Context, once, plain bool, every time.Duration) error {
 			}
 			fmt.Println("----")
 			prev = &snap
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(every):
+			if err := brewkit.Sleep(ctx, every); err != nil {
+				return err // Ctrl-C: brewkit.Main says so
 			}
 		}
 	}
 	m := &model{ctx: ctx, s: s, cl: cl, every: every}
 	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
-	if err == tea.ErrProgramKilled && ctx.Err() != nil {
-		return nil // Ctrl-C from outside
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err() // SIGTERM from outside
 	}
 	return err
 }
