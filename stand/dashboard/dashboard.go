@@ -99,10 +99,18 @@ func Collect(ctx context.Context, s *stand.Stand, cl *kgo.Client, prev *Snapshot
 		}
 	}
 
+	// On the course stand its status has the nodes, the brokers and the
+	// quorum; on a cluster of its own (KAFKA_BOOTSTRAP) the brokers and the
+	// quorum are asked here.
+	status := false
 	if s != nil && s.Current() != "" {
 		snap.Stand = s.Current()
 		if st, err := s.Status(ctx); err == nil {
-			snap.Image = st.Image
+			status = true
+			snap.Image, snap.Leader, snap.Voters = st.Image, st.Leader, st.Voters
+			if st.Leader < 0 && st.Quorum != "" {
+				errs = append(errs, "quorum: "+shortErr(errors.New(st.Quorum)))
+			}
 			for _, n := range st.Nodes {
 				state := "stopped"
 				switch {
@@ -115,26 +123,22 @@ func Collect(ctx context.Context, s *stand.Stand, cl *kgo.Client, prev *Snapshot
 			}
 		}
 	}
-	var registered []int32
-	step("brokers", func(ctx context.Context) error {
-		md, err := adm.BrokerMetadata(ctx)
-		if err == nil {
-			registered = md.Brokers.NodeIDs()
-		}
-		return err
-	})
-	if snap.Nodes == nil {
-		for _, id := range registered {
-			snap.Nodes = append(snap.Nodes, Node{ID: id, State: "?", Registered: true})
-		}
+	if !status {
+		step("brokers", func(ctx context.Context) error {
+			md, err := adm.BrokerMetadata(ctx)
+			for _, id := range md.Brokers.NodeIDs() {
+				snap.Nodes = append(snap.Nodes, Node{ID: id, State: "?", Registered: true})
+			}
+			return err
+		})
+		step("quorum", func(ctx context.Context) error {
+			q, err := brewkit.DescribeQuorum(ctx, cl)
+			if err == nil {
+				snap.Leader, snap.Voters = q.LeaderID, q.VoterIDs()
+			}
+			return err
+		})
 	}
-	step("quorum", func(ctx context.Context) error {
-		q, err := brewkit.DescribeQuorum(ctx, cl)
-		if err == nil {
-			snap.Leader, snap.Voters = q.LeaderID, q.VoterIDs()
-		}
-		return err
-	})
 	step("topics", func(ctx context.Context) error {
 		td, err := adm.ListTopics(ctx)
 		if err != nil {
@@ -216,9 +220,6 @@ func Collect(ctx context.Context, s *stand.Stand, cl *kgo.Client, prev *Snapshot
 		}
 		return nil
 	})
-	for i := range snap.Nodes {
-		snap.Nodes[i].Registered = slices.Contains(registered, snap.Nodes[i].ID)
-	}
 	if prev != nil && !prev.At.IsZero() {
 		if secs := snap.At.Sub(prev.At).Seconds(); secs > 0 {
 			snap.Produce = max(float64(snap.ends-prev.ends)/secs, 0)

@@ -17,6 +17,7 @@ type Status struct {
 	Flavor  Flavor
 	Nodes   []NodeStatus
 	Leader  int32  // the Raft leader, -1 when there is none
+	Voters  []int32
 	Quorum  string // why the leader is unknown, when it is
 	Image   string // docker: the nodes' image
 	StandIn string // docker: the stand-in build, when the image is the course's stand-in
@@ -67,7 +68,7 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 		q, err := brewkit.DescribeQuorum(actx, cl)
 		cancel()
 		if err == nil {
-			st.Leader, st.Quorum = q.LeaderID, ""
+			st.Leader, st.Voters, st.Quorum = q.LeaderID, q.VoterIDs(), ""
 			break
 		}
 		st.Quorum = err.Error()
