@@ -62,7 +62,7 @@ test-docker: ## docker tier: stand verbs, lectures 01 and 04 whole, every README
 test-containers: ## every lecture's smoke tests on a cluster testcontainers-go starts (Docker only)
 	@scripts/test containers
 
-standin-image: ## build a local stand-in for apache/kafka:4.2.0 where no image can be pulled (root, debootstrap)
+standin-image: ## build a local stand-in for apache/kafka:4.4.0 where no image can be pulled (root, debootstrap)
 	@stand/standin/build
 
 vet: ## go vet in every module

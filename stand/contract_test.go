@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
 )
 
 // contract is what every stand's node configuration must say.
@@ -105,7 +106,7 @@ func TestComposeHonoursTheContract(t *testing.T) {
 			}
 		}
 		// The official image unless BREW_KAFKA_IMAGE names a stand-in.
-		check("image", s.Image, "${BREW_KAFKA_IMAGE:-apache/kafka:4.2.0}")
+		check("image", s.Image, "${BREW_KAFKA_IMAGE:-"+stand.OfficialImage+"}")
 		check("ports", strings.Join(s.Ports, ","), fmt.Sprintf("127.0.0.1:%d:9094", 19091+n))
 		check("node id", env["KAFKA_NODE_ID"], fmt.Sprint(n))
 		check("cluster id", env["CLUSTER_ID"], brewkit.ClusterID)

@@ -127,7 +127,7 @@ func TestDockerVerbs(t *testing.T) {
 	env.Nodes(t) // the stand lock, exclusive, and the stand restored afterwards
 
 	st := mustBrewstand(t, s, "status")
-	for _, want := range []string{"stand: docker (real Kafka 4.2.0)", "image: ", "running, container kafka-3", "quorum leader (active controller): node "} {
+	for _, want := range []string{"stand: docker (real Kafka " + stand.KafkaVersion + ")", "cluster: Kafka " + stand.KafkaMinor + " (metadata.version ", "image: ", "running, container kafka-3", "quorum leader (active controller): node "} {
 		if !strings.Contains(st, want) {
 			t.Errorf("status lacks %q", want)
 		}

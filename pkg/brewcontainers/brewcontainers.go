@@ -1,11 +1,11 @@
-// Package brewcontainers starts the course cluster, three Kafka 4.2.0 nodes in
+// Package brewcontainers starts the course cluster, three Kafka 4.4.0 nodes in
 // KRaft combined mode, in containers with testcontainers-go: the way a Go
 // service usually tests against Kafka, with only Docker on the machine.
 //
 // It uses testcontainers-go's core library and a network of its own, not the
 // library's kafka module: that module runs one node and its start script
 // assumes confluentinc/confluent-local's layout (/etc/confluent/docker), while
-// the course runs three nodes of apache/kafka:4.2.0 (or an image with that
+// the course runs three nodes of apache/kafka:4.4.0 (or an image with that
 // image's contract, named by BREW_KAFKA_IMAGE). The nodes get the same
 // settings as the docker stand (stand/docker-compose.yml; a test holds the two
 // together), on free ports of 127.0.0.1 instead of 19092-19094, so they never
@@ -38,12 +38,12 @@ const ClusterID = "5nnS6DRtQnKwoMjkkVxxug"
 // run that could not clean up (a SIGKILL) can be cleaned up by `brewcontainers clean`.
 const Label = "org.brew.containers"
 
-// Image returns the image the nodes run: BREW_KAFKA_IMAGE, or apache/kafka:4.2.0.
+// Image returns the image the nodes run: BREW_KAFKA_IMAGE, or apache/kafka:4.4.0.
 func Image() string {
 	if img := os.Getenv("BREW_KAFKA_IMAGE"); img != "" {
 		return img
 	}
-	return "apache/kafka:4.2.0"
+	return "apache/kafka:4.4.0"
 }
 
 // Settings are the environment every node gets, as in the compose file's

@@ -49,11 +49,11 @@ func TestFreePortsAreDistinct(t *testing.T) {
 
 func TestImageFollowsTheEnvironment(t *testing.T) {
 	t.Setenv("BREW_KAFKA_IMAGE", "")
-	if got := Image(); got != "apache/kafka:4.2.0" {
+	if got := Image(); got != "apache/kafka:4.4.0" {
 		t.Errorf("default image %q", got)
 	}
-	t.Setenv("BREW_KAFKA_IMAGE", "brew/kafka-standin:4.2.0")
-	if got := Image(); got != "brew/kafka-standin:4.2.0" {
+	t.Setenv("BREW_KAFKA_IMAGE", "brew/kafka-standin:4.4.0")
+	if got := Image(); got != "brew/kafka-standin:4.4.0" {
 		t.Errorf("image %q", got)
 	}
 }

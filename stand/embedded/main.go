@@ -24,7 +24,7 @@ import (
 const banner = `+--------------------------------------------------------------------+
 | EMBEDDED STAND: a SIMULATION of Kafka (franz-go kfake), not Kafka. |
 | Quorum, ISR and min ISR are simulated; see stand/README.md.        |
-| For real Kafka 4.2.0: make down && make up STAND=native            |
+| For real Kafka 4.4.0: make down && make up STAND=native            |
 +--------------------------------------------------------------------+`
 
 func main() {

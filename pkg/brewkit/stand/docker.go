@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// docker runs three apache/kafka:4.2.0 containers with docker compose.
+// docker runs three OfficialImage containers (or BREW_KAFKA_IMAGE) with docker compose.
 type docker struct {
 	s     *Stand
 	runFn func(ctx context.Context, args ...string) error // tests record the calls; nil runs docker compose
@@ -33,12 +33,9 @@ func (d *docker) compose(ctx context.Context, args ...string) *exec.Cmd {
 }
 
 // EnvImage names the image of the docker stand's nodes; unset, it is the
-// official apache/kafka:4.2.0. Where no image can be pulled, CI builds a
+// official OfficialImage. Where no image can be pulled, CI builds a
 // stand-in with stand/standin/build and names it here.
 const EnvImage = "BREW_KAFKA_IMAGE"
-
-// OfficialImage is the image the docker stand runs by default.
-const OfficialImage = "apache/kafka:4.2.0"
 
 // image is the image the stand's containers run: the one `up` was given, so
 // that a later `start-node` or restore without BREW_KAFKA_IMAGE in the

@@ -327,14 +327,21 @@ func contractCheck(ctx context.Context, cfg brewkit.Config) Check {
 		}
 	}
 	if !shareGroups(ctx, cl) {
-		problems = append(problems, "share groups are not available (Kafka 4.2 with share.version 1 has them)")
+		problems = append(problems, "share groups are not available (Kafka "+KafkaMinor+" with share.version 1 or newer has them)")
+	}
+	release := ""
+	if r, err := brewkit.ClusterRelease(ctx, cl); err == nil && r.Software != "" {
+		release = ", " + r.String()
+		if d := r.Differs(KafkaMinor); d != "" {
+			problems = append(problems, d)
+		}
 	}
 	addr := strings.Join(cfg.Brokers, ",")
 	if len(problems) > 0 {
 		return Check{name, "warn", "the cluster on " + addr + " differs from the course contract: " + strings.Join(problems, "; "),
 			"lectures may not print what their READMEs show; for the course cluster: `make down` (or unset KAFKA_BOOTSTRAP) and `make up`"}
 	}
-	return Check{name, "ok", "the cluster on " + addr + " keeps the course contract (id, nodes 1-3, RF 3, min ISR 2, share groups)", ""}
+	return Check{name, "ok", "the cluster on " + addr + " keeps the course contract (id, nodes 1-3, RF 3, min ISR 2, share groups" + release + ")", ""}
 }
 
 // shareGroups reports whether the cluster answers ShareGroupHeartbeat and,
@@ -353,7 +360,7 @@ func shareGroups(ctx context.Context, cl interface {
 			hasAPI = true
 		}
 	}
-	// Kafka 4.2 finalizes share.version 1 at format time; the simulation
+	// Kafka finalizes share.version at format time (1 on 4.2, 2 on 4.4); the simulation
 	// reports no features but answers the share APIs.
 	for _, f := range av.FinalizedFeatures {
 		if f.Name == "share.version" {

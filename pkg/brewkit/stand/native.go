@@ -17,16 +17,19 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
-// native runs Kafka 4.2.0 as three JVMs from jars that Maven downloads once.
+// native runs Kafka KafkaVersion as three JVMs from jars that Maven downloads once.
 type native struct{ s *Stand }
 
 const (
-	kafkaJar    = "kafka_2.13-4.2.0.jar"
+	kafkaJar    = "kafka_2.13-" + KafkaVersion + ".jar"
+	toolsJar    = "kafka-tools-" + KafkaVersion + ".jar"
 	serverLog4j = "log4j2.properties"       // each node logs to its logs/server.log
 	toolsLog4j  = "tools-log4j2.properties" // the command-line tools warn on stderr
 )
 
-func (d *native) lib() string          { return d.s.state("native", "lib") }
+// lib is the folder of this release's jars: one per version, so that a
+// checkout moved to another release never mixes two on the class path.
+func (d *native) lib() string          { return d.s.state("native", "kafka-"+KafkaVersion) }
 func (d *native) nodeDir(n int) string { return d.s.state("native", fmt.Sprintf("node%d", n)) }
 func (d *native) pidFile(n int) string { return d.s.state(fmt.Sprintf("native-%d.pid", n)) }
 func (d *native) config(n int) string {
@@ -74,15 +77,16 @@ func (d *native) start(ctx context.Context) error {
 	return nil
 }
 
-// fetchJars resolves Kafka's jars into .stand/native/lib once.
+// fetchJars resolves Kafka's jars into .stand/native/kafka-VERSION once.
 func (d *native) fetchJars(ctx context.Context) error {
 	if isFile(filepath.Join(d.lib(), kafkaJar)) {
 		return nil
 	}
-	d.s.say("stand: downloading the Kafka 4.2.0 jars from Maven Central into .stand/native/lib (once)...")
+	rel, _ := filepath.Rel(d.s.Root, d.lib())
+	d.s.say("stand: downloading the Kafka %s jars from Maven Central into %s (once)...", KafkaVersion, rel)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-f", filepath.Join(d.s.Root, "stand", "native", "pom.xml"),
-		"dependency:copy-dependencies")
+		"-Dkafka.version="+KafkaVersion, "-Dlib.dir="+d.lib(), "dependency:copy-dependencies")
 	cmd.Dir = d.s.Root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -264,7 +268,7 @@ var javaAndMaven = func(ctx context.Context) error {
 		return fmt.Errorf("cannot read the Java version from %q", bytes.TrimSpace(out))
 	}
 	if v, _ := strconv.Atoi(string(m[1])); v < 17 {
-		return fmt.Errorf("Java %d is too old: Kafka 4.2 needs Java 17 or newer", v)
+		return fmt.Errorf("Java %d is too old: Kafka %s needs Java 17 or newer", v, KafkaMinor)
 	}
 	if _, err := exec.LookPath("mvn"); err != nil {
 		return fmt.Errorf("maven (mvn) is not installed; it downloads the Kafka jars")
@@ -277,13 +281,13 @@ var javaAndMaven = func(ctx context.Context) error {
 // jars are there once the native stand has been started on this machine.
 func (s *Stand) JavaClass(ctx context.Context, class string, args ...string) (*exec.Cmd, error) {
 	d := &native{s: s}
-	if !isFile(filepath.Join(d.lib(), "kafka-tools-4.2.0.jar")) {
-		return nil, fmt.Errorf("no Kafka 4.2.0 jars in %s: run `make up STAND=native` once to download them", d.lib())
+	if !isFile(filepath.Join(d.lib(), toolsJar)) {
+		return nil, fmt.Errorf("no Kafka %s jars in %s: run `make up STAND=native` once to download them", KafkaVersion, d.lib())
 	}
 	return d.java(ctx, toolsLog4j, os.TempDir(), append([]string{class}, args...)...), nil
 }
 
-// FetchJars makes sure Kafka 4.2.0's jars are in .stand/native/lib (Maven
+// FetchJars makes sure Kafka KafkaVersion's jars are in .stand/native/kafka-VERSION (Maven
 // fetches them once) and returns that folder. The docker stand-in image is
 // built from them.
 func (s *Stand) FetchJars(ctx context.Context) (string, error) {

@@ -1,6 +1,6 @@
 // Package stand starts, stops and inspects the course cluster on whichever of
-// its three stands is chosen: docker (three apache/kafka:4.2.0 containers),
-// native (three Kafka 4.2.0 JVMs from Maven Central jars) or embedded (the
+// its three stands is chosen: docker (three OfficialImage containers),
+// native (three Kafka KafkaVersion JVMs from Maven Central jars) or embedded (the
 // kfake simulation in package sim). The make verbs go through the brewstand
 // command, and the lecture programs and tests through this package, so the
 // logic exists once.
@@ -421,6 +421,8 @@ var tools = map[string]struct {
 	"kafka-dump-log":         {"kafka.tools.DumpLogSegments", false},
 	"kafka-transactions":     {"org.apache.kafka.tools.TransactionsCommand", true},
 	"kafka-share-groups":     {"org.apache.kafka.tools.consumer.group.ShareGroupCommand", true},
+	"kafka-features":         {"org.apache.kafka.tools.FeatureCommand", true},
+	"kafka-configs":          {"org.apache.kafka.tools.ConfigCommand", true},
 }
 
 // A Tool is one of Kafka's command-line tools the stand runs.

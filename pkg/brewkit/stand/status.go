@@ -16,11 +16,12 @@ import (
 type Status struct {
 	Flavor  Flavor
 	Nodes   []NodeStatus
-	Leader  int32  // the Raft leader, -1 when there is none
+	Leader  int32 // the Raft leader, -1 when there is none
 	Voters  []int32
-	Quorum  string // why the leader is unknown, when it is
-	Image   string // docker: the nodes' image
-	StandIn string // docker: the stand-in build, when the image is the course's stand-in
+	Quorum  string          // why the leader is unknown, when it is
+	Image   string          // docker: the nodes' image
+	StandIn string          // docker: the stand-in build, when the image is the course's stand-in
+	Release brewkit.Release // what the cluster says of its release; zero when it did not answer
 }
 
 // NodeStatus is one node of the stand.
@@ -63,6 +64,17 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 			break
 		}
 	}
+	if f != Embedded {
+		for range 3 {
+			actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			r, err := brewkit.ClusterRelease(actx, cl)
+			cancel()
+			if err == nil {
+				st.Release = r
+				break
+			}
+		}
+	}
 	for range 3 {
 		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		q, err := brewkit.DescribeQuorum(actx, cl)
@@ -89,11 +101,17 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 
 // Print writes the status as a table.
 func (st Status) Print(w io.Writer) {
-	kind := "real Kafka 4.2.0"
+	kind := "real Kafka " + KafkaVersion
 	if st.Flavor == Embedded {
 		kind = "kfake simulation, not real Kafka"
 	}
 	fmt.Fprintf(w, "stand: %s (%s)\n", st.Flavor, kind)
+	if st.Release.Software != "" {
+		fmt.Fprintf(w, "cluster: %s\n", st.Release)
+		if d := st.Release.Differs(KafkaMinor); d != "" {
+			fmt.Fprintf(w, "WARNING: %s\n", d)
+		}
+	}
 	switch {
 	case st.StandIn != "":
 		fmt.Fprintf(w, "image: %s, a STAND-IN built here by stand/standin/build (build %s), not the official image\n", st.Image, st.StandIn)

@@ -22,7 +22,7 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit/steps"
 )
 
-const usage = `usage: brewstand VERB [ARGS]
+var usage = `usage: brewstand VERB [ARGS]
 
 verbs:
   up [-stand auto|docker|native|embedded]   start the cluster and wait until it is ready
@@ -42,6 +42,7 @@ verbs:
   reset-lecture DIR                         delete the topics and groups (with their configs) of the lecture in DIR
   jars                                      fetch Kafka's jars once (Maven) and print their folder
   tools                                     list the Kafka tools the stand runs: NAME CLASS
+  version                                   print the Kafka release the course runs (` + stand.KafkaVersion + `)
 `
 
 // errUsage marks a usage error: exit status 2.
@@ -193,6 +194,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(out, dir)
+		return nil
+	case "version":
+		fmt.Fprintln(out, stand.KafkaVersion)
 		return nil
 	case "tools":
 		for _, t := range stand.Tools() {
