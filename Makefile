@@ -8,7 +8,7 @@ L ?= 01
 BREWSTAND := scripts/brewstand
 LECTURE = $(firstword $(wildcard lectures/$(L)-*))
 
-.PHONY: help doctor tour reset-lecture dashboard up down status stop-node start-node pause-node resume-node restore logs reset run test test-real test-docker test-containers standin-image vet build
+.PHONY: help doctor tour reset-lecture dashboard up down status stop-node start-node pause-node resume-node restore logs reset run test check test-real test-docker test-containers standin-image vet build
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -38,7 +38,7 @@ resume-node: ## let a paused node go on: make resume-node N=2
 	@$(BREWSTAND) resume-node $(N)
 
 restore: ## resume paused and start stopped nodes (after a drill or a test)
-	@$(BREWSTAND) up -stand "$$(cat .stand/flavor 2>/dev/null || echo auto)"
+	@$(BREWSTAND) up
 
 logs: ## recent log of node N: make logs N=1
 	@$(BREWSTAND) logs $(N)
@@ -50,8 +50,11 @@ run: ## run a lecture's main program: make run L=01
 	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
 	@$(MAKE) --no-print-directory -C $(LECTURE) run
 
-test: ## fast tier: go vet + go test in every module, Go only
+test: ## fast tier: go test in every module on in-process kfake clusters, Go only (about a minute)
 	@scripts/test fast
+
+check: ## the slower checks .ci/run runs: each module on its own (build, vet, tidy), go vet, go test -race
+	@scripts/test check
 
 test-real: ## real tier: native stand up, every test on real Kafka, stand down
 	@scripts/test real
@@ -62,7 +65,7 @@ test-docker: ## docker tier: stand verbs, lectures 01 and 04 whole, every README
 test-containers: ## every lecture's smoke tests on a cluster testcontainers-go starts (Docker only)
 	@scripts/test containers
 
-standin-image: ## build a local stand-in for apache/kafka:4.4.0 where no image can be pulled (root, debootstrap)
+standin-image: ## build a local stand-in for the official apache/kafka image where none can be pulled (root)
 	@stand/standin/build
 
 vet: ## go vet in every module

@@ -189,6 +189,11 @@ func Choose(ctx context.Context, f Flavor) (Flavor, string) {
 // has a leader and all three brokers are registered. Up on a stand that is up
 // starts whatever node is missing; Up while another flavor is up refuses.
 func (s *Stand) Up(ctx context.Context, f Flavor) error {
+	// auto on a stand that is up means that stand: `brewstand up` alone
+	// restores whichever is up (resumes paused nodes, starts stopped ones).
+	if cur := s.Current(); f == Auto && cur != "" {
+		f = cur
+	}
 	f, why := Choose(ctx, f)
 	if cur := s.Current(); cur != "" && cur != f {
 		return fmt.Errorf("the %s stand is up; run `make down` before starting the %s stand", cur, f)

@@ -1,0 +1,27 @@
+# What every lecture's Makefile shares. A lecture's Makefile starts with
+#
+#     include ../lecture.mk
+#
+# then names its own variables and targets, each with a `## help` comment,
+# and SMOKE: the tests `make smoke` runs on any cluster.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+BREWSTAND := $(ROOT)/scripts/brewstand
+SMOKE ?= ^TestLecture$$
+
+.PHONY: help test smoke restore
+
+# help lists the lecture's own targets first, then these, aligned.
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z0-9-]*:.*## / {name[++n] = $$1; text[n] = $$2; if (length($$1) > w) w = length($$1)} \
+		END {for (i = 1; i <= n; i++) printf "  make %-*s  %s\n", w, name[i], text[i]}' $(MAKEFILE_LIST)
+
+test: ## this lecture's tests (fast tier; `make test-real` at the root runs them on real Kafka)
+	@go test -count=1 ./...
+
+smoke: ## the smoke tests on KAFKA_BOOTSTRAP (BREW_CLUSTER=containers: Docker only)
+	@go test -count=1 -p 1 -v -run '$(SMOKE)' ./...
+
+restore: ## resume paused and start stopped nodes of the stand that is up (after a drill or a Ctrl-C)
+	@$(BREWSTAND) up
