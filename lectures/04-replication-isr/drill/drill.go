@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -91,164 +92,253 @@ func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewki
 	if c.Rate <= 0 || c.Steady <= 0 {
 		return Report{}, errors.New("rate and steady time must be positive")
 	}
-	start := time.Now()
-	step := func(format string, args ...any) {
-		say(fmt.Sprintf("%6.1fs  ", time.Since(start).Seconds()) + fmt.Sprintf(format, args...))
+	d := newDrill(c, cfg, nodes, say)
+	admCl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return d.rep, err
 	}
+	defer admCl.Close()
+	d.adm = adm
+	if err := d.choosePartition(ctx, admCl); err != nil {
+		return d.rep, err
+	}
+	defer d.stopTraffic()
+	if err := d.startTraffic(ctx, fail); err != nil {
+		return d.rep, err
+	}
+	if err := d.stopLeader(ctx); err != nil {
+		return d.rep, err
+	}
+	if c.Second {
+		if err := d.stopSecondNode(ctx); err != nil {
+			return d.rep, err
+		}
+	}
+	if err := d.restartNodes(ctx); err != nil {
+		return d.rep, err
+	}
+	err = d.count(ctx)
+	return d.rep, err
+}
+
+// drill is one run of the drill: the cluster, the traffic, and the report
+// it fills in as it goes.
+type drill struct {
+	c     Config
+	cfg   brewkit.Config
+	nodes brewkit.Nodes
+	adm   *kadm.Client
+	start time.Time
+	say   func(string)
+	rep   Report
+
+	tally    *tally
+	writes   *writeWatch
+	consumer *consumer
+	prod     *producer
+}
+
+func newDrill(c Config, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) *drill {
 	rep := Report{Run: strconv.FormatUint(rand.Uint64()%1e6, 36), Topic: c.Topic, Partition: c.Partition, Signal: "SIGTERM", AcksOneOffset: -1}
 	if c.Kill {
 		rep.Signal = "SIGKILL"
 	}
+	return &drill{c: c, cfg: cfg, nodes: nodes, start: time.Now(), say: say, rep: rep}
+}
 
-	admCl, adm, err := brewkit.Connect(ctx, cfg)
+// step narrates one event, stamped with the seconds since the drill began.
+func (d *drill) step(format string, args ...any) {
+	d.say(fmt.Sprintf("%6.1fs  ", time.Since(d.start).Seconds()) + fmt.Sprintf(format, args...))
+}
+
+// partition returns the drilled partition as the metadata shows it now.
+func (d *drill) partition(ctx context.Context) (isr.Partition, error) {
+	t, err := isr.Partitions(ctx, d.adm, d.c.Topic)
+	return part(t, d.rep.Partition), err
+}
+
+// choosePartition makes sure the topic exists with every replica in sync,
+// and notes the drilled partition's leader (the node to stop) and its ISR.
+func (d *drill) choosePartition(ctx context.Context, cl *kgo.Client) error {
+	var err error
+	if d.rep.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
+		return err
+	}
+	if _, err := brewkit.EnsureTopics(ctx, d.adm, brewkit.TopicNamed(d.c.Topic, 6)); err != nil {
+		return err
+	}
+	before, err := isr.Partitions(ctx, d.adm, d.c.Topic)
 	if err != nil {
-		return rep, err
-	}
-	defer admCl.Close()
-	if rep.Simulated, err = brewkit.IsSimulated(ctx, admCl); err != nil {
-		return rep, err
-	}
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(c.Topic, 6)); err != nil {
-		return rep, err
-	}
-	before, err := isr.Partitions(ctx, adm, c.Topic)
-	if err != nil {
-		return rep, err
+		return err
 	}
 	if !before.FullyReplicated() {
-		return rep, fmt.Errorf("%s is not fully replicated (%d partitions under-replicated): start every node first (make restore)", c.Topic, before.UnderReplicated())
+		return fmt.Errorf("%s is not fully replicated (%d partitions under-replicated): start every node first (make restore)", d.c.Topic, before.UnderReplicated())
 	}
-	if rep.Simulated {
+	if d.rep.Simulated {
 		// kfake cannot stop its controller: drill a partition that node 3 does not lead.
-		if p := partitionNotLedBy(before, brewkit.SimulatedController, c.Partition); p != c.Partition {
-			step("embedded simulation: node %d (the fixed controller) leads partition %d; drilling partition %d instead", brewkit.SimulatedController, c.Partition, p)
-			rep.Partition = p
+		if p := partitionNotLedBy(before, brewkit.SimulatedController, d.c.Partition); p != d.c.Partition {
+			d.step("embedded simulation: node %d (the fixed controller) leads partition %d; drilling partition %d instead", brewkit.SimulatedController, d.c.Partition, p)
+			d.rep.Partition = p
 		}
 	}
-	p0 := part(before, rep.Partition)
-	rep.Stopped, rep.ISRBefore = p0.Leader, p0.ISR
+	p0 := part(before, d.rep.Partition)
+	d.rep.Stopped, d.rep.ISRBefore = p0.Leader, p0.ISR
+	return nil
+}
 
-	// The consumer starts at today's end offsets, so it reads exactly this run.
-	ends, err := brewkit.EndOffsets(ctx, adm, c.Topic)
+// startTraffic starts a consumer at today's end offsets, so that it reads
+// exactly this run, and a producer writing c.Rate orders a second with
+// acks=all, and lets them work for c.Steady. A consumer's fetch error goes
+// to fail.
+func (d *drill) startTraffic(ctx context.Context, fail context.CancelCauseFunc) error {
+	ends, err := brewkit.EndOffsets(ctx, d.adm, d.c.Topic)
 	if err != nil {
-		return rep, err
+		return err
 	}
-	tally := newTally()
-	consumer, err := startConsumer(ctx, cfg, c.Topic, ends, rep.Run, tally, func(err error) { fail(&fetchError{err}) })
+	d.tally = newTally()
+	d.consumer, err = startConsumer(ctx, d.cfg, d.c.Topic, ends, d.rep.Run, d.tally, func(err error) { fail(&fetchError{err}) })
 	if err != nil {
-		return rep, err
+		return err
 	}
-	defer consumer.stop()
+	d.writes = newWriteWatch(d.c.Topic, d.rep.Partition)
+	d.prod, err = startProducer(ctx, d.cfg, d.c, d.rep.Run, d.writes, d.tally)
+	if err != nil {
+		return err
+	}
+	d.step("producing %d orders/s with acks=all (idempotent) to %s; a consumer reads them", d.c.Rate, d.c.Topic)
+	d.step("partition %d: leader %d, ISR %v", d.rep.Partition, d.rep.Stopped, d.rep.ISRBefore)
+	return brewkit.Sleep(ctx, d.c.Steady)
+}
 
-	writes := newWriteWatch(c.Topic, rep.Partition)
-	prod, err := startProducer(ctx, cfg, c, rep.Run, writes, tally)
-	if err != nil {
-		return rep, err
+// stopTraffic stops whatever startTraffic started: the producer, then the consumer.
+func (d *drill) stopTraffic() {
+	if d.prod != nil {
+		d.prod.stop()
 	}
-	defer prod.stop()
-	step("producing %d orders/s with acks=all (idempotent) to %s; a consumer reads them", c.Rate, c.Topic)
-	step("partition %d: leader %d, ISR %v", rep.Partition, p0.Leader, p0.ISR)
-	if err := brewkit.Sleep(ctx, c.Steady); err != nil {
-		return rep, err
+	if d.consumer != nil {
+		d.consumer.stop()
 	}
+}
 
-	// 1. Stop the partition's leader.
-	step("stopping node %d, the leader of partition %d (%s)", rep.Stopped, rep.Partition, rep.Signal)
+// stopLeader is step 1: it stops the partition's leader, waits for a new
+// leader that acknowledges writes and for the ISR without the stopped node,
+// and lets the traffic run for c.Steady.
+func (d *drill) stopLeader(ctx context.Context) error {
+	d.step("stopping node %d, the leader of partition %d (%s)", d.rep.Stopped, d.rep.Partition, d.rep.Signal)
 	stopAt := time.Now()
-	writes.since(stopAt, rep.Stopped)
+	d.writes.since(stopAt, d.rep.Stopped)
 	// Watch the metadata while the node stops: a graceful stop hands
 	// leadership over before the process exits.
 	stopped := make(chan error, 1)
-	go func() { stopped <- nodes.StopNode(ctx, int(rep.Stopped), c.Kill) }()
-	err = brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool {
-		t, err := isr.Partitions(ctx, adm, c.Topic)
+	go func() { stopped <- d.nodes.StopNode(ctx, int(d.rep.Stopped), d.c.Kill) }()
+	err := d.watchFailover(ctx, stopAt)
+	if stopErr := <-stopped; stopErr != nil {
+		return fmt.Errorf("stopping node %d: %w", d.rep.Stopped, stopErr)
+	}
+	if err != nil {
+		return fmt.Errorf("after stopping node %d: %w", d.rep.Stopped, err)
+	}
+	if err := d.waitServing(ctx); err != nil {
+		return err
+	}
+	return brewkit.Sleep(ctx, d.c.Steady)
+}
+
+// watchFailover polls the metadata from stopAt until the partition has a new
+// leader and its ISR no longer holds the stopped node, noting when each happened.
+func (d *drill) watchFailover(ctx context.Context, stopAt time.Time) error {
+	return brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool {
+		p, err := d.partition(ctx)
 		if err != nil {
 			return false // a broker may be in the middle of leaving
 		}
-		p := part(t, rep.Partition)
-		if rep.ElectedAfter == 0 && p.Leader >= 0 && p.Leader != rep.Stopped {
-			rep.ElectedAfter, rep.NewLeader = time.Since(stopAt), p.Leader
-			step("partition %d: node %d is the new leader (epoch %d)", rep.Partition, p.Leader, p.Epoch)
+		if d.rep.ElectedAfter == 0 && p.Leader >= 0 && p.Leader != d.rep.Stopped {
+			d.rep.ElectedAfter, d.rep.NewLeader = time.Since(stopAt), p.Leader
+			d.step("partition %d: node %d is the new leader (epoch %d)", d.rep.Partition, p.Leader, p.Epoch)
 		}
-		if rep.ISRShrunkAfter == 0 && !slices.Contains(p.ISR, rep.Stopped) {
-			rep.ISRShrunkAfter, rep.ISRAfter = time.Since(stopAt), p.ISR
-			step("partition %d: ISR %v -> %v", rep.Partition, rep.ISRBefore, p.ISR)
+		if d.rep.ISRShrunkAfter == 0 && !slices.Contains(p.ISR, d.rep.Stopped) {
+			d.rep.ISRShrunkAfter, d.rep.ISRAfter = time.Since(stopAt), p.ISR
+			d.step("partition %d: ISR %v -> %v", d.rep.Partition, d.rep.ISRBefore, p.ISR)
 		}
-		return rep.ElectedAfter > 0 && rep.ISRShrunkAfter > 0
+		return d.rep.ElectedAfter > 0 && d.rep.ISRShrunkAfter > 0
 	})
-	if stopErr := <-stopped; stopErr != nil {
-		return rep, fmt.Errorf("stopping node %d: %w", rep.Stopped, stopErr)
+}
+
+// waitServing waits for the first write to the partition that a broker
+// other than the stopped leader acknowledges.
+func (d *drill) waitServing(ctx context.Context) error {
+	if err := brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool { return d.writes.served() > 0 }); err != nil {
+		return fmt.Errorf("no write to partition %d was acknowledged by a new leader: %w", d.rep.Partition, err)
 	}
+	d.rep.ServingAfter = d.writes.served()
+	d.step("partition %d: node %d acknowledges writes, %s after the stop was issued", d.rep.Partition, d.rep.NewLeader, d.rep.ServingAfter.Round(time.Millisecond))
+	return nil
+}
+
+// stopSecondNode is step 2 (with c.Second): with the producer paused, it
+// stops one more replica, leaving the partition below min.insync.replicas,
+// and probes one write with acks=all (refused) and one with acks=1 (written).
+func (d *drill) stopSecondNode(ctx context.Context) error {
+	d.prod.pause()
+	d.rep.Second = secondNode(d.rep)
+	d.step("pausing the producer; stopping node %d as well (%s)", d.rep.Second, d.rep.Signal)
+	if err := d.nodes.StopNode(ctx, int(d.rep.Second), d.c.Kill); err != nil {
+		return fmt.Errorf("stopping node %d: %w", d.rep.Second, err)
+	}
+	err := brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool {
+		p, err := d.partition(ctx)
+		return err == nil && len(p.ISR) == 1
+	})
 	if err != nil {
-		return rep, fmt.Errorf("after stopping node %d: %w", rep.Stopped, err)
+		return fmt.Errorf("after stopping node %d: %w", d.rep.Second, err)
 	}
-	if err := brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool { return writes.served() > 0 }); err != nil {
-		return rep, fmt.Errorf("no write to partition %d was acknowledged by a new leader: %w", rep.Partition, err)
-	}
-	rep.ServingAfter = writes.served()
-	step("partition %d: node %d acknowledges writes, %s after the stop was issued", rep.Partition, rep.NewLeader, rep.ServingAfter.Round(time.Millisecond))
-	if err := brewkit.Sleep(ctx, c.Steady); err != nil {
-		return rep, err
-	}
+	d.rep.AcksAllErr = probe(ctx, d.cfg, d.c.Topic, d.rep.Partition, kgo.AllISRAcks(), d.rep.Run).err
+	d.step("acks=all to partition %d: %s", d.rep.Partition, orOK(d.rep.AcksAllErr))
+	one := probe(ctx, d.cfg, d.c.Topic, d.rep.Partition, kgo.LeaderAck(), d.rep.Run)
+	d.rep.AcksOneErr, d.rep.AcksOneOffset = one.err, one.offset
+	d.step("acks=1   to partition %d: %s", d.rep.Partition, orOK(one.String()))
+	return nil
+}
 
-	// 2. Optionally stop a second node: below min.insync.replicas.
-	if c.Second {
-		prod.pause()
-		rep.Second = secondNode(rep)
-		step("pausing the producer; stopping node %d as well (%s)", rep.Second, rep.Signal)
-		if err := nodes.StopNode(ctx, int(rep.Second), c.Kill); err != nil {
-			return rep, fmt.Errorf("stopping node %d: %w", rep.Second, err)
-		}
-		err := brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool {
-			t, err := isr.Partitions(ctx, adm, c.Topic)
-			return err == nil && len(part(t, rep.Partition).ISR) == 1
-		})
-		if err != nil {
-			return rep, fmt.Errorf("after stopping node %d: %w", rep.Second, err)
-		}
-		rep.AcksAllErr = probe(ctx, cfg, c.Topic, rep.Partition, kgo.AllISRAcks(), rep.Run).err
-		step("acks=all to partition %d: %s", rep.Partition, orOK(rep.AcksAllErr))
-		one := probe(ctx, cfg, c.Topic, rep.Partition, kgo.LeaderAck(), rep.Run)
-		rep.AcksOneErr, rep.AcksOneOffset = one.err, one.offset
-		step("acks=1   to partition %d: %s", rep.Partition, orOK(one.String()))
-	}
-
-	// 3. Start everything again and wait for a full ISR.
+// restartNodes is step 3: it starts every stopped node again, waits until
+// every partition has its full ISR, and lets the producer write for c.Steady.
+func (d *drill) restartNodes(ctx context.Context) error {
 	restartAt := time.Now()
-	for _, n := range []int32{rep.Second, rep.Stopped} {
+	for _, n := range []int32{d.rep.Second, d.rep.Stopped} {
 		if n == 0 {
 			continue
 		}
-		step("starting node %d", n)
-		if err := nodes.StartNode(ctx, int(n)); err != nil {
-			return rep, fmt.Errorf("starting node %d: %w", n, err)
+		d.step("starting node %d", n)
+		if err := d.nodes.StartNode(ctx, int(n)); err != nil {
+			return fmt.Errorf("starting node %d: %w", n, err)
 		}
 	}
-	err = brewkit.WaitFor(ctx, 120*time.Second, poll, func() bool {
-		t, err := isr.Partitions(ctx, adm, c.Topic)
+	err := brewkit.WaitFor(ctx, 120*time.Second, poll, func() bool {
+		t, err := isr.Partitions(ctx, d.adm, d.c.Topic)
 		return err == nil && t.FullyReplicated()
 	})
 	if err != nil {
-		return rep, fmt.Errorf("the ISR did not fill up again: %w", err)
+		return fmt.Errorf("the ISR did not fill up again: %w", err)
 	}
-	rep.ISRFullAfter = time.Since(restartAt)
-	step("every partition of %s has its full ISR again, %s after the first restart", c.Topic, rep.ISRFullAfter.Round(time.Millisecond))
-	prod.resume()
-	if err := brewkit.Sleep(ctx, c.Steady); err != nil {
-		return rep, err
-	}
+	d.rep.ISRFullAfter = time.Since(restartAt)
+	d.step("every partition of %s has its full ISR again, %s after the first restart", d.c.Topic, d.rep.ISRFullAfter.Round(time.Millisecond))
+	d.prod.resume()
+	return brewkit.Sleep(ctx, d.c.Steady)
+}
 
-	// 4. Stop producing, let the consumer catch up, count.
-	prod.stop()
-	step("producer stopped; waiting for the consumer to read every acknowledged order")
-	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, tally.allAckedRead)
-	consumer.stop()
+// count is step 4: it stops producing, lets the consumer read every
+// acknowledged order (up to 30 s), and counts.
+func (d *drill) count(ctx context.Context) error {
+	d.prod.stop()
+	d.step("producer stopped; waiting for the consumer to read every acknowledged order")
+	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, d.tally.allAckedRead)
+	d.consumer.stop()
 	if err := ctx.Err(); err != nil {
-		return rep, err
+		return err
 	}
-	tally.fill(&rep)
-	step("sent %d, acknowledged %d, read %d, lost %d, duplicated %d", rep.Sent, rep.Acked, rep.Read, rep.Lost, rep.Duplicated)
-	return rep, nil
+	d.tally.fill(&d.rep)
+	d.step("sent %d, acknowledged %d, read %d, lost %d, duplicated %d", d.rep.Sent, d.rep.Acked, d.rep.Read, d.rep.Lost, d.rep.Duplicated)
+	return nil
 }
 
 func part(t isr.Topic, id int32) isr.Partition {
