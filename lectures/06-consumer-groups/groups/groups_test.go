@@ -6,10 +6,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -121,4 +125,79 @@ func checkExclusive(t *testing.T, ev []groups.Event) {
 		}
 	}
 	require.Positive(t, processed)
+}
+
+// Under the consumer protocol a member's epoch moves with every
+// reconciliation. Before Kafka 4.3 a commit sent while a heartbeat moved the
+// epoch could be refused with STALE_MEMBER_EPOCH, an error the client cannot
+// recover from by itself (KIP-1251); franz-go asks for 4.3+ with
+// kgo.ServerSideBalancer for that reason. On the course's Kafka two members
+// that commit every 20 ms keep every commit while a third joins and leaves
+// three times.
+func TestConsumerProtocolCommitsThroughRebalances(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t) // the coordinator's epoch check is Kafka's, not the simulation's
+	topic := env.FreshTopic(t, "epochs", 6)
+	group := fmt.Sprintf("brew.test.epochs-%d", rand.Uint32())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	var mu sync.Mutex
+	commits, refused := 0, map[string]int{}
+	// member starts a member that polls until ctx ends; the caller closes it.
+	member := func(ctx context.Context) *kgo.Client {
+		cl, err := brewkit.NewClient(env.Config, append(groups.Consumer.Opts(),
+			kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			kgo.AutoCommitInterval(20*time.Millisecond),
+			kgo.AutoCommitCallback(func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					refused[err.Error()]++
+					return
+				}
+				for _, tp := range resp.Topics {
+					for _, p := range tp.Partitions {
+						if e := kerr.ErrorForCode(p.ErrorCode); e != nil {
+							refused[e.Error()]++
+						} else {
+							commits++
+						}
+					}
+				}
+			}))...)
+		require.NoError(t, err)
+		go func() {
+			for ctx.Err() == nil {
+				if cl.PollFetches(ctx).IsClientClosed() {
+					return
+				}
+			}
+		}()
+		return cl
+	}
+	prod := env.Client(t)
+	go func() {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i := int64(1); ctx.Err() == nil; i++ {
+			prod.Produce(ctx, brewkit.NewOrder(rng, i, time.Now()).Record(topic), nil)
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	defer member(ctx).Close()
+	defer member(ctx).Close()
+	for range 3 {
+		cctx, stop := context.WithCancel(ctx)
+		c := member(cctx)
+		time.Sleep(8 * time.Second) // joins, takes partitions, commits
+		stop()
+		c.Close() // leaves: the two take its partitions back
+		time.Sleep(4 * time.Second)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d partition commits, refused: %v", commits, refused)
+	require.Greater(t, commits, 500, "the members committed all along")
+	require.Empty(t, refused, "no commit refused while members joined and left")
 }

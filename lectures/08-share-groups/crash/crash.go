@@ -4,7 +4,10 @@
 // connections are gone) or frozen (SIGSTOP: a hung tablet, its connection
 // still open). A second barista gets the held tickets again with delivery
 // count 2: at once after the kill, when the broker sees the connection close,
-// and after the acquisition lock runs out for the frozen one.
+// and for the frozen one when the acquisition lock runs out. That lock starts
+// when the broker hands the tickets out, not when the barista freezes: the
+// tickets come back one lock after they were taken, however long the barista
+// worked before it hung.
 package crash
 
 import (
@@ -61,11 +64,12 @@ type Held struct {
 type Run struct {
 	How    How           `json:"how"`
 	Topic  string        `json:"topic"`
-	Held   []int         `json:"held"`       // tickets the first barista held (delivery 1)
-	Back   []int         `json:"back"`       // the same tickets delivered again to the second
-	Counts []int32       `json:"counts"`     // their delivery counts on the second delivery
-	After  time.Duration `json:"back_after"` // from the death to the last of them back
-	Others int           `json:"others"`     // the other tickets, delivered once to the second
+	Held   []int         `json:"held"`             // tickets the first barista held (delivery 1)
+	Back   []int         `json:"back"`             // the same tickets delivered again to the second
+	Counts []int32       `json:"counts"`           // their delivery counts on the second delivery
+	After  time.Duration `json:"back_after"`       // from the death to the last of them back
+	Taken  time.Duration `json:"back_after_taken"` // from barista-1 getting them to the last of them back
+	Others int           `json:"others"`           // the other tickets, delivered once to the second
 }
 
 // Demo runs a crash of each kind.
@@ -124,6 +128,7 @@ func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(st
 		cmd.Wait()                          //nolint:errcheck // killed on purpose
 	}()
 	dec := json.NewDecoder(bufio.NewReader(out))
+	var taken time.Time // when barista-1's first ticket reached us: the broker acquired them just before
 	for {
 		var h Held
 		if err := dec.Decode(&h); err != nil {
@@ -131,6 +136,9 @@ func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(st
 		}
 		if h.Ticket == 0 {
 			break
+		}
+		if taken.IsZero() {
+			taken = time.Now()
 		}
 		if h.Count != 1 {
 			return run, fmt.Errorf("ticket %d reached the first barista with delivery count %d", h.Ticket, h.Count)
@@ -201,12 +209,14 @@ func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(st
 	mu.Lock()
 	defer mu.Unlock()
 	run.After = lastBack.Sub(died)
+	run.Taken = lastBack.Sub(taken)
 	for _, n := range run.Held {
 		run.Back = append(run.Back, n)
 		run.Counts = append(run.Counts, got[n])
 	}
 	run.Others = len(got) - len(run.Held)
-	say(fmt.Sprintf("%s: barista-2 got tickets %v again, delivery counts %v, %s after", how, run.Back, run.Counts, run.After.Round(10*time.Millisecond)))
+	say(fmt.Sprintf("%s: barista-2 got tickets %v again, delivery counts %v, %s after the death, %s after barista-1 took them",
+		how, run.Back, run.Counts, run.After.Round(10*time.Millisecond), run.Taken.Round(10*time.Millisecond)))
 	return run, nil
 }
 
@@ -249,10 +259,10 @@ func Hold(ctx context.Context, cfg brewkit.Config, group, topic string, take int
 
 // Print writes the two crashes side by side.
 func Print(w io.Writer, runs []Run) {
-	t := brewkit.NewTable(w, "BARISTA-1", "HELD", "BACK TO BARISTA-2", "DELIVERY COUNT", "AFTER")
+	t := brewkit.NewTable(w, "BARISTA-1", "HELD", "BACK TO BARISTA-2", "DELIVERY COUNT", "AFTER DEATH", "AFTER TAKE")
 	for _, r := range runs {
 		how := map[How]string{Kill: "killed (SIGKILL)", Freeze: "frozen (SIGSTOP)"}[r.How]
-		t.Row(how, join(r.Held), join(r.Back), join(r.Counts), r.After.Round(100*time.Millisecond))
+		t.Row(how, join(r.Held), join(r.Back), join(r.Counts), r.After.Round(100*time.Millisecond), r.Taken.Round(100*time.Millisecond))
 	}
 	t.Flush()
 }

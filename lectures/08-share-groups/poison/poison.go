@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,12 +27,14 @@ type Config struct {
 	Tickets   int
 	Poison    int // the ticket every barista releases
 	Reject    int // the ticket rejected on its first delivery
-	Limit     int // the broker's group.share.delivery.count.limit (Kafka's default: 5)
+	Limit     int // the group's share.delivery.count.limit (Kafka's default: 5)
 	Consumers int
 }
 
-// Defaults: 20 tickets, ticket 7 poison, ticket 13 rejected; the stands keep
-// Kafka's default delivery limit, 5.
+// Defaults: 20 tickets, ticket 7 poison, ticket 13 rejected, Kafka's default
+// delivery limit, 5. Since Kafka 4.3 the limit is also a group config
+// (KIP-1240), which Run sets; before, only the broker-wide
+// group.share.delivery.count.limit could change it.
 var Defaults = Config{Tickets: 20, Poison: 7, Reject: 13, Limit: 5, Consumers: 2}
 
 // Delivery is one delivery of a ticket to a barista and what it did.
@@ -86,7 +89,10 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		adm.DeleteTopics(dctx, res.Topic) //nolint:errcheck // leftovers are harmless
 		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
 	}()
-	if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {
+	if err := brewkit.SetGroupConfigs(ctx, cl, group, map[string]string{
+		"share.auto.offset.reset":    "earliest",
+		"share.delivery.count.limit": strconv.Itoa(c.Limit),
+	}); err != nil {
 		return res, err
 	}
 	if err := queue.Tickets(ctx, cl, res.Topic, c.Tickets); err != nil {
@@ -194,7 +200,7 @@ func (r Result) Print(w io.Writer) {
 		t.Row(d.Ticket, d.Count, d.Barista, d.Action)
 	}
 	t.Flush()
-	fmt.Fprintf(w, "ticket %d archived after %d deliveries (group.share.delivery.count.limit=%d); ticket %d archived on its reject\n",
+	fmt.Fprintf(w, "ticket %d archived after %d deliveries (the group's share.delivery.count.limit=%d); ticket %d archived on its reject\n",
 		r.Config.Poison, len(r.Of(r.Config.Poison)), r.Config.Limit, r.Config.Reject)
 	fmt.Fprintf(w, "the other %d tickets: %d accepted, %d redelivered; the group's lag: 0\n",
 		r.Config.Tickets-2, r.Accepted, r.Redelivered)

@@ -42,3 +42,23 @@ func TestPoisonIsArchivedAtTheLimit(t *testing.T) {
 	t.Log("\n" + b.String())
 	brewtest.MatchesReadme(t, "../README.md", "poison", b.String())
 }
+
+// Since Kafka 4.3 the delivery limit is a group config (KIP-1240): a group
+// that sets share.delivery.count.limit=3 archives its poison ticket after
+// three deliveries while the broker's default stays 5.
+func TestGroupSetsItsOwnDeliveryLimit(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t) // kfake reads the limit from its broker config only
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := poison.Defaults
+	c.Limit = 3
+	res, err := poison.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
+	require.NoError(t, err)
+	var counts []int32
+	for _, d := range res.Of(c.Poison) {
+		counts = append(counts, d.Count)
+	}
+	require.Equal(t, []int32{1, 2, 3}, counts, "archived at the group's limit")
+	require.Equal(t, c.Tickets-2, res.Accepted)
+}

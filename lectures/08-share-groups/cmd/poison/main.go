@@ -19,12 +19,14 @@ import (
 func main() {
 	c := poison.Defaults
 	asJSON := flag.Bool("json", false, "print JSON")
+	flag.IntVar(&c.Limit, "limit", c.Limit, "the group's share.delivery.count.limit: deliveries before a ticket is archived (2-10)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: poison [-json]\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: poison [-limit N] [-json]\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	fc.Require(c.Limit >= 2 && c.Limit <= 10, "limit", c.Limit, "Kafka takes a group delivery limit from 2 to 10")
 	fc.NoArgs()
 	fc.Exit("poison")
 	brewkit.Main("poison", func(ctx context.Context, cfg brewkit.Config) error {
