@@ -19,7 +19,8 @@ import (
 // Protocol is how a group shares its topic's partitions.
 type Protocol string
 
-// The three ways Kafka 4.2 can run a consumer group.
+// The three ways a consumer group can run: the classic protocol in its two
+// rebalance modes, and the consumer protocol.
 const (
 	// Eager: the classic protocol with the range assignor: every rebalance
 	// revokes every partition from every member, then hands them out again.

@@ -132,7 +132,7 @@ func checkExclusive(t *testing.T, ev []groups.Event) {
 // epoch could be refused with STALE_MEMBER_EPOCH, an error the client cannot
 // recover from by itself (KIP-1251); franz-go asks for 4.3+ with
 // kgo.ServerSideBalancer for that reason. On the course's Kafka two members
-// that commit every 20 ms keep every commit while a third joins and leaves
+// that commit every 100 ms keep every commit while a third joins and leaves
 // three times.
 func TestConsumerProtocolCommitsThroughRebalances(t *testing.T) {
 	env := brewtest.Cluster(t)
@@ -149,7 +149,7 @@ func TestConsumerProtocolCommitsThroughRebalances(t *testing.T) {
 		cl, err := brewkit.NewClient(env.Config, append(groups.Consumer.Opts(),
 			kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-			kgo.AutoCommitInterval(20*time.Millisecond),
+			kgo.AutoCommitInterval(100*time.Millisecond), // franz-go's smallest
 			kgo.AutoCommitCallback(func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -198,6 +198,6 @@ func TestConsumerProtocolCommitsThroughRebalances(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("%d partition commits, refused: %v", commits, refused)
-	require.Greater(t, commits, 500, "the members committed all along")
+	require.Greater(t, commits, 200, "the members committed all along")
 	require.Empty(t, refused, "no commit refused while members joined and left")
 }
