@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -49,28 +50,17 @@ type Summary struct {
 // (for up to drainFor), and on the way out it commits what it processed, so
 // the next run resumes there.
 func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), look func([]offsets.Partition)) (Summary, error) {
-	sum := Summary{ResumedFrom: map[int32]int64{}, FirstRead: map[int32]int64{}}
+	l := &load{c: c, sum: Summary{ResumedFrom: map[int32]int64{}, FirstRead: map[int32]int64{}}, written: map[int32]int64{}, read: map[int32]int64{}}
 	admCl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
-		return sum, err
+		return l.sum, err
 	}
 	defer admCl.Close()
 	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(c.Topic, 3)); err != nil {
-		return sum, err
+		return l.sum, err
 	}
-	start, err := offsets.Read(ctx, adm, c.Group, c.Topic)
-	if err != nil {
-		return sum, err
-	}
-	for _, p := range start {
-		if p.Committed >= 0 {
-			sum.ResumedFrom[p.ID] = p.Committed
-		}
-	}
-	if len(sum.ResumedFrom) == 0 {
-		say(fmt.Sprintf("group %s has no committed offsets on %s: it starts from the earliest offsets (auto.offset.reset=earliest)", c.Group, c.Topic))
-	} else {
-		say(fmt.Sprintf("group %s resumes from its committed offsets: %s", c.Group, describe(start)))
+	if err := l.resume(ctx, adm, say); err != nil {
+		return l.sum, err
 	}
 
 	// A failed write or fetch ends the run at once, with its error as the
@@ -79,53 +69,124 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 	// left over (a second Ctrl-C quits at once: brewkit.Main).
 	run, fail := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer fail(nil)
-	writing, stopWriting := context.WithCancel(run)
+	l.fail = fail
+	writing, stopWriting := writingTime(ctx, run, c.Duration)
 	defer stopWriting()
-	context.AfterFunc(ctx, stopWriting)
-	if c.Duration > 0 {
-		var cancel context.CancelFunc
-		writing, cancel = context.WithTimeout(writing, c.Duration)
-		defer cancel()
-	}
-	var produced, consumed atomic.Int64
-	var mu sync.Mutex
-	written, read := map[int32]int64{}, map[int32]int64{} // the last offset per partition
+
 	var writer sync.WaitGroup
 	if c.Rate > 0 {
 		prod, err := brewkit.NewClient(cfg, kgo.ProducerLinger(5*time.Millisecond))
 		if err != nil {
-			return sum, err
+			return l.sum, err
 		}
 		defer prod.Close()
-		writer.Add(1)
-		go func() {
-			defer writer.Done()
-			rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
-			tick := time.NewTicker(time.Second / time.Duration(c.Rate))
-			defer tick.Stop()
-			for n := int64(1); ; n++ {
-				select {
-				case <-writing.Done():
-					prod.Flush(run) //nolint:errcheck // counted by the callbacks
-					return
-				case <-tick.C:
-				}
-				prod.Produce(run, brewkit.NewOrder(rng, n, time.Now()).Record(c.Topic), func(r *kgo.Record, err error) {
-					switch {
-					case err == nil:
-						produced.Add(1)
-						mu.Lock()
-						written[r.Partition] = max(written[r.Partition], r.Offset)
-						mu.Unlock()
-					case !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
-						fail(fmt.Errorf("writing to %s: %w", c.Topic, err))
-					}
-				})
-			}
-		}()
+		writer.Go(func() { l.write(writing, run, prod) })
 	}
+	cons, err := newConsumer(cfg, c)
+	if err != nil {
+		return l.sum, err
+	}
+	reading, stopReading := context.WithCancel(run)
+	defer stopReading()
+	var reader sync.WaitGroup
+	reader.Go(func() { l.consume(reading, cons) })
 
-	cons, err := brewkit.NewClient(cfg,
+	l.watch(writing, adm, look)
+	writer.Wait()
+	if run.Err() == nil { // no failure: read the last orders written
+		_ = brewkit.WaitFor(run, drainFor, 20*time.Millisecond, l.caughtUp) // what is left shows as lag
+	}
+	stopReading()
+	reader.Wait()
+	if err := context.Cause(run); err != nil {
+		return l.sum, err
+	}
+	return l.commit(adm, cons)
+}
+
+// drainFor bounds how long a run whose duration ended waits for its consumer
+// to read the last orders written.
+const drainFor = 10 * time.Second
+
+// load is what one run's writer, reader and watcher share: the summary and
+// the last offset written and read per partition.
+type load struct {
+	c    Config
+	fail context.CancelCauseFunc // ends the run with a write's or a fetch's error
+
+	produced, consumed atomic.Int64
+
+	mu            sync.Mutex // guards the maps below and sum.FirstRead
+	sum           Summary
+	written, read map[int32]int64
+}
+
+// resume notes where the group's committed offsets have it start, and says so.
+func (l *load) resume(ctx context.Context, adm *kadm.Client, say func(string)) error {
+	start, err := offsets.Read(ctx, adm, l.c.Group, l.c.Topic)
+	if err != nil {
+		return err
+	}
+	for _, p := range start {
+		if p.Committed >= 0 {
+			l.sum.ResumedFrom[p.ID] = p.Committed
+		}
+	}
+	if len(l.sum.ResumedFrom) == 0 {
+		say(fmt.Sprintf("group %s has no committed offsets on %s: it starts from the earliest offsets (auto.offset.reset=earliest)", l.c.Group, l.c.Topic))
+	} else {
+		say(fmt.Sprintf("group %s resumes from its committed offsets: %s", l.c.Group, describe(start)))
+	}
+	return nil
+}
+
+// writingTime returns the context the writing runs in: it ends with ctx
+// (Ctrl-C), after d (if d > 0), or when run ends (a failure).
+func writingTime(ctx, run context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	writing, stop := context.WithCancel(run)
+	context.AfterFunc(ctx, stop)
+	if d <= 0 {
+		return writing, stop
+	}
+	writing, cancel := context.WithTimeout(writing, d)
+	return writing, func() { cancel(); stop() }
+}
+
+// write produces c.Rate orders a second until writing ends, then flushes
+// what is buffered (unless run ends first).
+func (l *load) write(writing, run context.Context, prod *kgo.Client) {
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
+	tick := time.NewTicker(time.Second / time.Duration(l.c.Rate))
+	defer tick.Stop()
+	for n := int64(1); ; n++ {
+		select {
+		case <-writing.Done():
+			prod.Flush(run) //nolint:errcheck // counted by the callbacks
+			return
+		case <-tick.C:
+		}
+		prod.Produce(run, brewkit.NewOrder(rng, n, time.Now()).Record(l.c.Topic), l.countWrite)
+	}
+}
+
+// countWrite is the producer's callback: it counts an acknowledged order,
+// and a failed write ends the run.
+func (l *load) countWrite(r *kgo.Record, err error) {
+	switch {
+	case err == nil:
+		l.produced.Add(1)
+		l.mu.Lock()
+		l.written[r.Partition] = max(l.written[r.Partition], r.Offset)
+		l.mu.Unlock()
+	case !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
+		l.fail(fmt.Errorf("writing to %s: %w", l.c.Topic, err))
+	}
+}
+
+// newConsumer joins the group, starting where it committed (the earliest
+// offsets for a new group) and committing only what was processed.
+func newConsumer(cfg brewkit.Config, c Config) (*kgo.Client, error) {
+	return brewkit.NewClient(cfg,
 		kgo.ConsumerGroup(c.Group),
 		kgo.ConsumeTopics(c.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -133,86 +194,78 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 		brewkit.ConsumeErrors(),
 		kgo.AutoCommitInterval(time.Second),
 	)
-	if err != nil {
-		return sum, err
-	}
-	reading, stopReading := context.WithCancel(run)
-	defer stopReading()
-	var reader sync.WaitGroup
-	reader.Add(1)
-	go func() {
-		defer reader.Done()
-		var check brewkit.FetchCheck
-		for reading.Err() == nil {
-			fs := cons.PollFetches(reading)
-			if err := check.Err(fs); err != nil {
-				fail(err)
+}
+
+// consume reads and processes orders until reading ends, marking each one
+// processed for the next commit; a fetch error ends the run.
+func (l *load) consume(reading context.Context, cons *kgo.Client) {
+	var check brewkit.FetchCheck
+	for reading.Err() == nil {
+		fs := cons.PollFetches(reading)
+		if err := check.Err(fs); err != nil {
+			l.fail(err)
+			return
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if reading.Err() != nil {
 				return
 			}
-			fs.EachRecord(func(r *kgo.Record) {
-				if reading.Err() != nil {
-					return
-				}
-				mu.Lock()
-				if _, ok := sum.FirstRead[r.Partition]; !ok {
-					sum.FirstRead[r.Partition] = r.Offset
-				}
-				mu.Unlock()
-				time.Sleep(c.Work) // the analytics job at work
-				cons.MarkCommitRecords(r)
-				consumed.Add(1)
-				mu.Lock()
-				read[r.Partition] = max(read[r.Partition], r.Offset)
-				mu.Unlock()
-			})
-		}
-	}()
+			l.mu.Lock()
+			if _, ok := l.sum.FirstRead[r.Partition]; !ok {
+				l.sum.FirstRead[r.Partition] = r.Offset
+			}
+			l.mu.Unlock()
+			time.Sleep(l.c.Work) // the analytics job at work
+			cons.MarkCommitRecords(r)
+			l.consumed.Add(1)
+			l.mu.Lock()
+			l.read[r.Partition] = max(l.read[r.Partition], r.Offset)
+			l.mu.Unlock()
+		})
+	}
+}
 
+// watch calls look with the group's offsets every second until writing ends.
+func (l *load) watch(writing context.Context, adm *kadm.Client, look func([]offsets.Partition)) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for writing.Err() == nil {
 		select {
 		case <-writing.Done():
 		case <-tick.C:
-			if ps, err := offsets.Read(writing, adm, c.Group, c.Topic); err == nil && look != nil {
+			if ps, err := offsets.Read(writing, adm, l.c.Group, l.c.Topic); err == nil && look != nil {
 				look(ps)
 			}
 		}
 	}
-	writer.Wait()
-	if run.Err() == nil { // no failure: read the last orders written
-		caughtUp := func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			for p, o := range written {
-				if r, ok := read[p]; !ok || r < o {
-					return false
-				}
-			}
-			return true
-		}
-		_ = brewkit.WaitFor(run, drainFor, 20*time.Millisecond, caughtUp) // what is left shows as lag
-	}
-	stopReading()
-	reader.Wait()
-	if err := context.Cause(run); err != nil {
-		return sum, err
-	}
-	// Close commits the marked offsets and leaves the group.
-	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := cons.CommitMarkedOffsets(cctx); err != nil {
-		return sum, fmt.Errorf("committing on the way out: %w", err)
-	}
-	cons.Close()
-	sum.Produced, sum.Consumed = produced.Load(), consumed.Load()
-	sum.Final, err = offsets.Read(cctx, adm, c.Group, c.Topic)
-	return sum, err
 }
 
-// drainFor bounds how long a run whose duration ended waits for its consumer
-// to read the last orders written.
-const drainFor = 10 * time.Second
+// caughtUp reports whether the consumer has read every order written.
+func (l *load) caughtUp() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for p, o := range l.written {
+		if r, ok := l.read[p]; !ok || r < o {
+			return false
+		}
+	}
+	return true
+}
+
+// commit commits what the consumer processed, leaves the group, and fills
+// in the summary with the counts and the offsets the next run starts from.
+func (l *load) commit(adm *kadm.Client, cons *kgo.Client) (Summary, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cons.CommitMarkedOffsets(ctx); err != nil {
+		return l.sum, fmt.Errorf("committing on the way out: %w", err)
+	}
+	cons.Close()
+	l.sum.Produced, l.sum.Consumed = l.produced.Load(), l.consumed.Load()
+	var err error
+	l.sum.Final, err = offsets.Read(ctx, adm, l.c.Group, l.c.Topic)
+	return l.sum, err
+}
 
 func describe(ps []offsets.Partition) string {
 	s := ""
