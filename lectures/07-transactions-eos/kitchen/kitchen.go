@@ -88,159 +88,223 @@ type Stats struct {
 
 // Run serves until ctx ends, Idle passes without orders, or the crash.
 func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (Stats, error) {
-	var st Stats
-	var armed atomic.Bool // this batch is the one to crash in
-	crashAt := func(s Stage) {
-		if armed.Load() && c.CrashAt == s {
-			brewkit.Crash()
-		}
+	k := &kitchen{c: c, say: say}
+	var s *session
+	var err error
+	if c.NoEOS {
+		s, err = k.atLeastOnce(cfg)
+	} else {
+		s, err = k.exactlyOnce(ctx, cfg)
 	}
-	// The stages inside the client: the request is written to the broker.
-	onWrite := func(key int16) {
-		switch {
-		case key == 28 || (c.NoEOS && key == 8): // TxnOffsetCommit, OffsetCommit
-			crashAt(Offsets)
-		case key == 26 && !c.NoEOS: // EndTxn
-			crashAt(Commit)
-		}
+	if err != nil {
+		return k.st, err
 	}
-	opts := []kgo.Opt{
-		kgo.ConsumerGroup(c.Group),
-		kgo.ConsumeTopics(c.In),
-		kgo.InstanceID(c.ID),
+	defer s.close()
+	err = k.serve(ctx, s)
+	return k.st, err
+}
+
+// kitchen is one run of the service: its config, what it did, and whether
+// the batch at hand is the one to crash in.
+type kitchen struct {
+	c     Config
+	say   func(string)
+	st    Stats
+	armed atomic.Bool
+}
+
+// crashAt kills the process if the batch at hand is the one to crash in and
+// it has reached the stage s where the crash is due.
+func (k *kitchen) crashAt(s Stage) {
+	if k.armed.Load() && k.c.CrashAt == s {
+		brewkit.Crash()
+	}
+}
+
+// onWrite is called with each request the client writes to a broker: the
+// stages inside the client are requests on the wire.
+func (k *kitchen) onWrite(key int16) {
+	switch {
+	case key == 28 || (k.c.NoEOS && key == 8): // TxnOffsetCommit, OffsetCommit
+		k.crashAt(Offsets)
+	case key == 26 && !k.c.NoEOS: // EndTxn
+		k.crashAt(Commit)
+	}
+}
+
+// consumerOpts are the group consumer's options in both modes.
+func (k *kitchen) consumerOpts() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.ConsumerGroup(k.c.Group),
+		kgo.ConsumeTopics(k.c.In),
+		kgo.InstanceID(k.c.ID),
 		kgo.SessionTimeout(6 * time.Second),
 		kgo.HeartbeatInterval(time.Second),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), // orders may come from transactions too
 		brewkit.ConsumeErrors(),
-		kgo.WithHooks(writeHook(onWrite)),
+		kgo.WithHooks(writeHook(k.onWrite)),
 	}
+}
 
-	var (
-		poll    func(context.Context, int) kgo.Fetches
-		begin   func() error
-		produce func(context.Context, *kgo.Record, func(*kgo.Record, error))
-		flush   func(context.Context) error
-		end     func(context.Context, bool) (bool, error)
-		cl      *kgo.Client
-	)
-	if c.NoEOS {
-		var err error
-		cl, err = brewkit.NewClient(cfg, append(opts, kgo.DisableAutoCommit())...)
-		if err != nil {
-			return st, err
-		}
-		defer cl.Close()
-		poll, produce, flush = cl.PollRecords, cl.Produce, cl.Flush
-		begin = func() error { return nil }
-		end = func(ctx context.Context, ok bool) (bool, error) {
-			if !ok { // a write failed: read the batch again
-				cl.SetOffsets(cl.CommittedOffsets())
-				return false, nil
-			}
-			if err := cl.CommitUncommittedOffsets(ctx); err != nil {
-				return false, fmt.Errorf("committing offsets: %w", err)
-			}
-			crashAt(Commit)
-			return true, nil
-		}
-	} else {
-		s, err := kgo.NewGroupTransactSession(brewkit.ClientOpts(cfg, append(opts,
-			kgo.TransactionalID(c.ID),
-			kgo.TransactionTimeout(30*time.Second),
-		)...)...)
-		if err != nil {
-			return st, fmt.Errorf("kafka client for %s: %w", cfg.Bootstrap(), err)
-		}
-		defer s.Close()
-		cl = s.Client()
-		// Take the transactional id over before consuming: InitProducerId
-		// fences an earlier process with this id and aborts its open
-		// transaction, whose pending offset commit would otherwise keep
-		// this consumer's offset fetch waiting (KIP-447).
-		if st.Producer, st.FirstEpoch, err = cl.ProducerID(ctx); err != nil {
-			return st, fmt.Errorf("initializing transactional id %s: %w", c.ID, err)
-		}
-		say(fmt.Sprintf("kitchen %s: producer id %d, epoch %d", c.ID, st.Producer, st.FirstEpoch))
-		poll, begin, produce, flush = s.PollRecords, s.Begin, s.Produce, cl.Flush
-		end = func(ctx context.Context, ok bool) (bool, error) {
-			return s.End(ctx, kgo.TransactionEndTry(ok))
-		}
+// session is how a batch is read, written and made final, the same steps in
+// both modes.
+type session struct {
+	poll    func(ctx context.Context, max int) kgo.Fetches
+	begin   func() error
+	produce func(context.Context, *kgo.Record, func(*kgo.Record, error))
+	flush   func(context.Context) error
+	// end makes the batch final: ok is false when a write failed. It
+	// reports whether the batch was committed.
+	end   func(ctx context.Context, ok bool) (bool, error)
+	close func()
+}
+
+// atLeastOnce is the session without transactions: the service produces the
+// events, then commits the offsets, and a crash between the two repeats the batch.
+func (k *kitchen) atLeastOnce(cfg brewkit.Config) (*session, error) {
+	cl, err := brewkit.NewClient(cfg, append(k.consumerOpts(), kgo.DisableAutoCommit())...)
+	if err != nil {
+		return nil, err
 	}
+	s := &session{poll: cl.PollRecords, produce: cl.Produce, flush: cl.Flush, close: cl.Close}
+	s.begin = func() error { return nil }
+	s.end = func(ctx context.Context, ok bool) (bool, error) {
+		if !ok { // a write failed: read the batch again
+			cl.SetOffsets(cl.CommittedOffsets())
+			return false, nil
+		}
+		if err := cl.CommitUncommittedOffsets(ctx); err != nil {
+			return false, fmt.Errorf("committing offsets: %w", err)
+		}
+		k.crashAt(Commit)
+		return true, nil
+	}
+	return s, nil
+}
 
+// exactlyOnce is the session of a transactional id: each batch is one
+// transaction, and its kitchen events and consumed offsets commit together
+// or not at all.
+func (k *kitchen) exactlyOnce(ctx context.Context, cfg brewkit.Config) (*session, error) {
+	gts, err := kgo.NewGroupTransactSession(brewkit.ClientOpts(cfg, append(k.consumerOpts(),
+		kgo.TransactionalID(k.c.ID),
+		kgo.TransactionTimeout(30*time.Second),
+	)...)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client for %s: %w", cfg.Bootstrap(), err)
+	}
+	cl := gts.Client()
+	// Take the transactional id over before consuming: InitProducerId
+	// fences an earlier process with this id and aborts its open
+	// transaction, whose pending offset commit would otherwise keep
+	// this consumer's offset fetch waiting (KIP-447).
+	if k.st.Producer, k.st.FirstEpoch, err = cl.ProducerID(ctx); err != nil {
+		gts.Close()
+		return nil, fmt.Errorf("initializing transactional id %s: %w", k.c.ID, err)
+	}
+	k.say(fmt.Sprintf("kitchen %s: producer id %d, epoch %d", k.c.ID, k.st.Producer, k.st.FirstEpoch))
+	return &session{
+		poll: gts.PollRecords, begin: gts.Begin, produce: gts.Produce, flush: cl.Flush, close: gts.Close,
+		end: func(ctx context.Context, ok bool) (bool, error) {
+			return gts.End(ctx, kgo.TransactionEndTry(ok))
+		},
+	}, nil
+}
+
+// serve polls batches of up to c.Batch orders and cooks each one, until ctx
+// ends or c.Idle passes without orders.
+func (k *kitchen) serve(ctx context.Context, s *session) error {
 	var check brewkit.FetchCheck
 	handled := 0
 	idleSince := time.Now()
 	for ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		fs := poll(pctx, c.Batch)
+		fs := s.poll(pctx, k.c.Batch)
 		cancel()
 		if ctx.Err() != nil {
 			break
 		}
 		if err := check.Err(fs); err != nil {
-			return st, err
+			return err
 		}
 		recs := fs.Records()
 		if len(recs) == 0 {
-			if c.Idle > 0 && time.Since(idleSince) >= c.Idle {
-				return st, nil
+			if k.c.Idle > 0 && time.Since(idleSince) >= k.c.Idle {
+				return nil
 			}
 			continue
 		}
 		idleSince = time.Now()
 		handled += len(recs)
-		armed.Store(c.CrashAfter > 0 && handled >= c.CrashAfter)
-		crashAt(Poll)
-
-		if err := begin(); err != nil {
-			return st, fmt.Errorf("beginning a transaction: %w", err)
+		k.armed.Store(k.c.CrashAfter > 0 && handled >= k.c.CrashAfter)
+		k.crashAt(Poll)
+		if err := k.cook(ctx, s, recs); err != nil {
+			return err
 		}
-		var mu sync.Mutex
-		var writeErr error
-		promise := func(_ *kgo.Record, err error) {
-			if err != nil {
-				mu.Lock()
-				writeErr = errors.Join(writeErr, err)
-				mu.Unlock()
-			}
-		}
-		for i, r := range recs {
-			order, err := brewkit.DecodeEvent(r)
-			if err != nil {
-				return st, err
-			}
-			for _, e := range Cook(order, SourceOf(r), time.Now()) {
-				produce(ctx, e.Record(c.Out), promise)
-			}
-			if i == 0 && armed.Load() && c.CrashAt == Produce {
-				flush(ctx) //nolint:errcheck // written for sure, then the crash
-				crashAt(Produce)
-			}
-		}
-		if err := flush(ctx); err != nil {
-			return st, fmt.Errorf("writing kitchen events: %w", err)
-		}
-		crashAt(Flushed)
-		mu.Lock()
-		ok := writeErr == nil
-		mu.Unlock()
-		if !ok {
-			say(fmt.Sprintf("kitchen %s: writing kitchen events failed (%v); the batch is read again", c.ID, writeErr))
-		}
-		committed, err := end(ctx, ok)
-		if err != nil {
-			return st, fmt.Errorf("ending the batch: %w", err)
-		}
-		if !committed {
-			st.Aborted++
-			continue
-		}
-		st.Batches++
-		st.Orders += len(recs)
-		st.Events += 2 * len(recs)
 	}
-	return st, nil
+	return nil
+}
+
+// cook is one batch: it begins it, writes the kitchen events of its orders,
+// and ends it, committed or (after a failed write) aborted to be read again.
+func (k *kitchen) cook(ctx context.Context, s *session, recs []*kgo.Record) error {
+	if err := s.begin(); err != nil {
+		return fmt.Errorf("beginning a transaction: %w", err)
+	}
+	writeErr, err := k.writeEvents(ctx, s, recs)
+	if err != nil {
+		return err
+	}
+	if writeErr != nil {
+		k.say(fmt.Sprintf("kitchen %s: writing kitchen events failed (%v); the batch is read again", k.c.ID, writeErr))
+	}
+	committed, err := s.end(ctx, writeErr == nil)
+	if err != nil {
+		return fmt.Errorf("ending the batch: %w", err)
+	}
+	if !committed {
+		k.st.Aborted++
+		return nil
+	}
+	k.st.Batches++
+	k.st.Orders += len(recs)
+	k.st.Events += 2 * len(recs)
+	return nil
+}
+
+// writeEvents produces KitchenStarted and OrderReady for each order of the
+// batch and flushes them. writeErr is what the brokers refused (the batch is
+// then read again); err ends the service.
+func (k *kitchen) writeEvents(ctx context.Context, s *session, recs []*kgo.Record) (writeErr, err error) {
+	var mu sync.Mutex
+	promise := func(_ *kgo.Record, err error) {
+		if err != nil {
+			mu.Lock()
+			writeErr = errors.Join(writeErr, err)
+			mu.Unlock()
+		}
+	}
+	for i, r := range recs {
+		order, err := brewkit.DecodeEvent(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range Cook(order, SourceOf(r), time.Now()) {
+			s.produce(ctx, e.Record(k.c.Out), promise)
+		}
+		if i == 0 && k.armed.Load() && k.c.CrashAt == Produce {
+			s.flush(ctx) //nolint:errcheck // written for sure, then the crash
+			k.crashAt(Produce)
+		}
+	}
+	if err := s.flush(ctx); err != nil {
+		return nil, fmt.Errorf("writing kitchen events: %w", err)
+	}
+	k.crashAt(Flushed)
+	mu.Lock()
+	defer mu.Unlock()
+	return writeErr, nil
 }
 
 // Cook is what the kitchen makes of an order: KitchenStarted, then
