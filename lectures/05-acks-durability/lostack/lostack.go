@@ -72,56 +72,115 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say func(
 }
 
 func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.Nodes, acks kgo.Acks, say func(string)) (Attempt, error) {
-	a := Attempt{Acks: "1", Sent: Records}
-	opts := []kgo.Opt{kgo.RequiredAcks(acks), kgo.ProducerLinger(0)}
-	if acks == kgo.LeaderAck() {
-		opts = append(opts, kgo.DisableIdempotentWrite()) // idempotence needs acks=all
-	} else {
-		a.Acks = "all"
-	}
-	step := func(format string, args ...any) { say("acks=" + a.Acks + ": " + fmt.Sprintf(format, args...)) }
-
+	f := newFault(cfg, adm, nodes, acks, say)
 	topic, err := lab.FreshTopic(ctx, adm, "lost-ack", 1, nil)
 	if err != nil {
-		return a, err
+		return f.a, err
 	}
 	defer lab.DeleteTopic(ctx, adm, topic)
-	a.Topic = topic
-	if a.Leader, a.Followers, err = lab.Replicas(ctx, adm, topic, 0); err != nil {
-		return a, err
+	f.a.Topic = topic
+	defer f.cleanUp(ctx)
+	if err := f.prepare(ctx); err != nil {
+		return f.a, err
 	}
-	prod, err := brewkit.NewClient(cfg, opts...)
-	if err != nil {
-		return a, err
+	if err := f.hangFollowers(ctx); err != nil {
+		return f.a, err
 	}
-	defer prod.Close()
-	if err := prod.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("warm-up")}).FirstErr(); err != nil {
-		return a, fmt.Errorf("writing to %s: %w", topic, err)
+	f.burst(ctx)
+	if err := f.crashLeader(ctx); err != nil {
+		return f.a, err
 	}
+	if err := f.restartLeader(ctx); err != nil {
+		return f.a, err
+	}
+	err = f.readBack(ctx)
+	return f.a, err
+}
 
-	// The lesson needs both followers in the ISR when they hang: acks=all then
-	// waits for them, and acks=1 does not.
-	err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {
-		isr, err := lab.ISR(ctx, adm, topic, 0)
+// fault is one attempt in progress: the cluster, the producer with its acks
+// setting, and what it acknowledged.
+type fault struct {
+	cfg   brewkit.Config
+	adm   *kadm.Client
+	nodes brewkit.Nodes
+	acks  kgo.Acks
+	say   func(string)
+	a     Attempt
+
+	prod   *kgo.Client
+	paused []int32 // followers to resume on the way out
+	run    string  // marks this attempt's records
+
+	mu    sync.Mutex // guards acked and a.Failed, which the producer's callbacks update
+	acked map[string]bool
+}
+
+func newFault(cfg brewkit.Config, adm *kadm.Client, nodes brewkit.Nodes, acks kgo.Acks, say func(string)) *fault {
+	f := &fault{cfg: cfg, adm: adm, nodes: nodes, acks: acks, say: say, a: Attempt{Acks: "1", Sent: Records}, acked: map[string]bool{}}
+	if acks != kgo.LeaderAck() {
+		f.a.Acks = "all"
+	}
+	return f
+}
+
+// step narrates, prefixed with the acks setting.
+func (f *fault) step(format string, args ...any) {
+	f.say("acks=" + f.a.Acks + ": " + fmt.Sprintf(format, args...))
+}
+
+// fullISR waits until the partition has all three replicas in its ISR.
+func (f *fault) fullISR(ctx context.Context, limit, every time.Duration) error {
+	return brewkit.WaitFor(ctx, limit, every, func() bool {
+		isr, err := lab.ISR(ctx, f.adm, f.a.Topic, 0)
 		return err == nil && len(isr) == 3
 	})
-	if err != nil {
-		return a, fmt.Errorf("%s-0 never had all three replicas in its ISR: %w", topic, err)
-	}
+}
 
-	// 1. Both followers hang; the leader alone takes the burst.
-	step("pausing followers %v of partition 0; node %d leads", a.Followers, a.Leader)
-	for _, f := range a.Followers {
-		if err := nodes.PauseNode(ctx, int(f)); err != nil {
-			return a, err
+// prepare notes the partition's leader and followers, starts the producer
+// with the attempt's acks, writes one record, and waits for both followers
+// in the ISR: the lesson needs them there when they hang, since acks=all
+// then waits for them, and acks=1 does not.
+func (f *fault) prepare(ctx context.Context) error {
+	var err error
+	if f.a.Leader, f.a.Followers, err = lab.Replicas(ctx, f.adm, f.a.Topic, 0); err != nil {
+		return err
+	}
+	opts := []kgo.Opt{kgo.RequiredAcks(f.acks), kgo.ProducerLinger(0)}
+	if f.acks == kgo.LeaderAck() {
+		opts = append(opts, kgo.DisableIdempotentWrite()) // idempotence needs acks=all
+	}
+	if f.prod, err = brewkit.NewClient(f.cfg, opts...); err != nil {
+		return err
+	}
+	if err := f.prod.ProduceSync(ctx, &kgo.Record{Topic: f.a.Topic, Value: []byte("warm-up")}).FirstErr(); err != nil {
+		return fmt.Errorf("writing to %s: %w", f.a.Topic, err)
+	}
+	if err := f.fullISR(ctx, time.Minute, 100*time.Millisecond); err != nil {
+		return fmt.Errorf("%s-0 never had all three replicas in its ISR: %w", f.a.Topic, err)
+	}
+	return nil
+}
+
+// cleanUp resumes the followers still paused and closes the producer.
+func (f *fault) cleanUp(ctx context.Context) {
+	for _, n := range f.paused {
+		f.nodes.ResumeNode(context.WithoutCancel(ctx), int(n)) //nolint:errcheck // best effort on the way out
+	}
+	if f.prod != nil {
+		f.prod.Close()
+	}
+}
+
+// hangFollowers is step 1: both followers hang (paused), so that the leader
+// alone takes the burst.
+func (f *fault) hangFollowers(ctx context.Context) error {
+	f.step("pausing followers %v of partition 0; node %d leads", f.a.Followers, f.a.Leader)
+	for _, n := range f.a.Followers {
+		if err := f.nodes.PauseNode(ctx, int(n)); err != nil {
+			return err
 		}
 	}
-	paused := a.Followers
-	defer func() {
-		for _, f := range paused {
-			nodes.ResumeNode(context.WithoutCancel(ctx), int(f)) //nolint:errcheck // best effort on the way out
-		}
-	}()
+	f.paused = f.a.Followers
 	// A follower's fetch request waits at the leader (replica.fetch.wait.max.ms)
 	// and is answered as soon as a record arrives; that answer reaches the
 	// paused follower's socket and is applied when it resumes. With acks=1,
@@ -129,93 +188,109 @@ func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes br
 	// before they froze, and the burst after it finds none. (With acks=all
 	// the fence would wait for the frozen followers; there it does not matter
 	// what they got.)
-	if a.Acks == "1" {
-		if err := prod.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("fence")}).FirstErr(); err != nil {
-			return a, fmt.Errorf("writing the fence record to %s: %w", topic, err)
+	if f.a.Acks == "1" {
+		if err := f.prod.ProduceSync(ctx, &kgo.Record{Topic: f.a.Topic, Value: []byte("fence")}).FirstErr(); err != nil {
+			return fmt.Errorf("writing the fence record to %s: %w", f.a.Topic, err)
 		}
 		time.Sleep(300 * time.Millisecond) // the leader answers the waiting fetches right after the append
 	}
-	run := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	var mu sync.Mutex
-	acked := map[string]bool{}
+	return nil
+}
+
+// burst writes Records orders to the leader alone and counts what it
+// acknowledged within half a second: acks=1 answers at once, acks=all waits
+// for the followers.
+func (f *fault) burst(ctx context.Context) {
+	f.run = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	for i := 1; i <= Records; i++ {
-		prod.Produce(ctx, &kgo.Record{Topic: topic, Value: lab.Seq(run, i)}, func(r *kgo.Record, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				a.Failed++
-				return
-			}
-			acked[string(r.Value)] = true
-		})
+		f.prod.Produce(ctx, &kgo.Record{Topic: f.a.Topic, Value: lab.Seq(f.run, i)}, f.countAck)
 	}
 	time.Sleep(500 * time.Millisecond) // acks=1: the leader answers at once; acks=all: it waits
-	mu.Lock()
-	a.AckedEarly = len(acked)
-	mu.Unlock()
-	step("%d of %d orders acknowledged while the followers hang", a.AckedEarly, Records)
-	if acks == kgo.AllISRAcks() && a.AckedEarly > 0 {
+	f.mu.Lock()
+	f.a.AckedEarly = len(f.acked)
+	f.mu.Unlock()
+	f.step("%d of %d orders acknowledged while the followers hang", f.a.AckedEarly, Records)
+	if f.acks == kgo.AllISRAcks() && f.a.AckedEarly > 0 {
 		// Not the lesson: say what the cluster thought, for whoever reads the log.
 		dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		isr, err := lab.ISR(dctx, adm, topic, 0)
+		isr, err := lab.ISR(dctx, f.adm, f.a.Topic, 0)
 		cancel()
-		step("unexpected: acknowledged with followers %v paused; ISR now %v (%v)", a.Followers, isr, err)
+		f.step("unexpected: acknowledged with followers %v paused; ISR now %v (%v)", f.a.Followers, isr, err)
 	}
+}
 
-	// 2. The leader crashes; the followers come back without the burst.
-	if err := nodes.StopNode(ctx, int(a.Leader), true); err != nil {
-		return a, err
+// countAck is the producer's callback for the burst.
+func (f *fault) countAck(r *kgo.Record, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.a.Failed++
+		return
 	}
-	for _, f := range a.Followers {
-		if err := nodes.ResumeNode(ctx, int(f)); err != nil {
-			return a, err
+	f.acked[string(r.Value)] = true
+}
+
+// crashLeader is step 2: the leader crashes (SIGKILL) and the followers come
+// back without the burst; one of them becomes the leader.
+func (f *fault) crashLeader(ctx context.Context) error {
+	if err := f.nodes.StopNode(ctx, int(f.a.Leader), true); err != nil {
+		return err
+	}
+	for _, n := range f.a.Followers {
+		if err := f.nodes.ResumeNode(ctx, int(n)); err != nil {
+			return err
 		}
 	}
-	paused = nil
-	step("node %d killed, followers resumed; waiting for a new leader", a.Leader)
-	err = brewkit.WaitFor(ctx, 60*time.Second, 250*time.Millisecond, func() bool {
-		l, _, err := lab.Replicas(ctx, adm, topic, 0)
-		a.NewLeader = l
-		return err == nil && l >= 0 && l != a.Leader
+	f.paused = nil
+	f.step("node %d killed, followers resumed; waiting for a new leader", f.a.Leader)
+	err := brewkit.WaitFor(ctx, 60*time.Second, 250*time.Millisecond, func() bool {
+		l, _, err := lab.Replicas(ctx, f.adm, f.a.Topic, 0)
+		f.a.NewLeader = l
+		return err == nil && l >= 0 && l != f.a.Leader
 	})
 	if err != nil {
-		return a, fmt.Errorf("no new leader for %s-0: %w", topic, err)
+		return fmt.Errorf("no new leader for %s-0: %w", f.a.Topic, err)
 	}
-	step("node %d leads partition 0; starting node %d again", a.NewLeader, a.Leader)
+	f.step("node %d leads partition 0; starting node %d again", f.a.NewLeader, f.a.Leader)
+	return nil
+}
 
-	// 3. The old leader returns and truncates its log to the new leader's.
-	if err := nodes.StartNode(ctx, int(a.Leader)); err != nil {
-		return a, err
+// restartLeader is step 3: the old leader returns and truncates its log to
+// the new leader's; then the producer's last retries are answered.
+func (f *fault) restartLeader(ctx context.Context) error {
+	if err := f.nodes.StartNode(ctx, int(f.a.Leader)); err != nil {
+		return err
 	}
-	err = brewkit.WaitFor(ctx, 2*time.Minute, 250*time.Millisecond, func() bool {
-		isr, err := lab.ISR(ctx, adm, topic, 0)
-		return err == nil && len(isr) == 3
-	})
-	if err != nil {
-		return a, fmt.Errorf("%s-0 did not get its full ISR back: %w", topic, err)
+	if err := f.fullISR(ctx, 2*time.Minute, 250*time.Millisecond); err != nil {
+		return fmt.Errorf("%s-0 did not get its full ISR back: %w", f.a.Topic, err)
 	}
 	fctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := prod.Flush(fctx); err != nil {
-		return a, fmt.Errorf("waiting for the producer: %w", err)
+	if err := f.prod.Flush(fctx); err != nil {
+		return fmt.Errorf("waiting for the producer: %w", err)
 	}
+	return nil
+}
 
-	recs, err := lab.ReadAll(ctx, cfg, adm, topic)
+// readBack is step 4: it reads the partition back and counts the
+// acknowledged orders that are not there.
+func (f *fault) readBack(ctx context.Context) error {
+	recs, err := lab.ReadAll(ctx, f.cfg, f.adm, f.a.Topic)
 	if err != nil {
-		return a, err
+		return err
 	}
-	copies := lab.Copies(recs, run)
-	a.Read = len(copies)
-	mu.Lock()
-	a.Acked = len(acked)
-	for v := range acked {
+	copies := lab.Copies(recs, f.run)
+	f.a.Read = len(copies)
+	f.mu.Lock()
+	f.a.Acked = len(f.acked)
+	for v := range f.acked {
 		if copies[v] == 0 {
-			a.Lost++
+			f.a.Lost++
 		}
 	}
-	mu.Unlock()
-	step("acknowledged %d, read back %d, lost %d", a.Acked, a.Read, a.Lost)
-	return a, nil
+	f.mu.Unlock()
+	f.step("acknowledged %d, read back %d, lost %d", f.a.Acked, f.a.Read, f.a.Lost)
+	return nil
 }
 
 // Print writes both attempts.
