@@ -112,9 +112,14 @@ func (d *docker) start(ctx context.Context) error {
 	return d.run(ctx, "up", "-d")
 }
 
-// stop takes the optional ui profile down too: a UI started with
-// --profile ui would otherwise keep running, and keep the network.
-func (d *docker) stop(ctx context.Context) error { return d.run(ctx, "--profile", "ui", "down") }
+// stop takes the optional ui profile and the services' profiles down too: a
+// UI or a service container started with its profile would otherwise keep
+// running, and keep the network.
+func (d *docker) stop(ctx context.Context) error { return d.run(ctx, d.allProfiles("down")...) }
+
+func (d *docker) allProfiles(args ...string) []string {
+	return append(append([]string{"--profile", "ui"}, serviceProfiles()...), args...)
+}
 
 func (d *docker) stopNode(ctx context.Context, n int, kill bool) error {
 	if kill {
@@ -160,7 +165,7 @@ func (d *docker) logs(n int, w io.Writer) error {
 	return cmd.Run()
 }
 
-func (d *docker) reset(ctx context.Context) error { return d.run(ctx, "--profile", "ui", "down", "-v") }
+func (d *docker) reset(ctx context.Context) error { return d.run(ctx, d.allProfiles("down", "-v")...) }
 
 // tool runs the script from Kafka's distribution inside node's container
 // (node 0: the first one running), with -i so that a pipe into it (the console

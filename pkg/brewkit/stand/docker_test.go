@@ -31,7 +31,8 @@ func TestDockerToolRunsInTheNodeAskedForWithStdin(t *testing.T) {
 	require.Equal(t, []string{"exec", "-i", "kafka-3", "/opt/kafka/bin/kafka-dump-log.sh", "--files", "x"}, args, "no bootstrap for a tool that reads files")
 }
 
-// down and down -v name the ui profile, so a UI started with it goes too.
+// down and down -v name the ui profile and the services' profiles, so a UI
+// or a service container started with its profile goes too.
 func TestDockerDownTakesTheUIProfile(t *testing.T) {
 	var got [][]string
 	d := &docker{s: &Stand{Root: "/repo"}}
@@ -39,7 +40,8 @@ func TestDockerDownTakesTheUIProfile(t *testing.T) {
 	d.runFn = record
 	require.NoError(t, d.stop(context.Background()))
 	require.NoError(t, d.reset(context.Background()))
-	require.Equal(t, [][]string{{"--profile", "ui", "down"}, {"--profile", "ui", "down", "-v"}}, got)
+	profiles := []string{"--profile", "ui", "--profile", "postgres", "--profile", "prometheus", "--profile", "connect"}
+	require.Equal(t, [][]string{append(profiles, "down"), append(slices.Clone(profiles), "down", "-v")}, got)
 }
 
 func TestAutoNeedsComposeV2ForDocker(t *testing.T) {

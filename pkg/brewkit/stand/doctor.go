@@ -110,6 +110,10 @@ func (s *Stand) Doctor(ctx context.Context, cfg brewkit.Config) Diagnosis {
 		add(portCheck(n, ClientPort(n), cur, s.portHolder(ClientPort(n))))
 	}
 
+	for _, svc := range services {
+		add(s.serviceCheck(ctx, svc))
+	}
+
 	add(contractCheck(ctx, cfg))
 
 	if len(d.Stands) == 0 {

@@ -25,7 +25,10 @@ func startDetached(cmd *exec.Cmd, logPath, pidPath string) error {
 	}
 	defer logf.Close()
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = logf, logf, nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true // keeps a Credential the caller set (a service run as its own user)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}

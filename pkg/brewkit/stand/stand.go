@@ -232,8 +232,12 @@ func (s *Stand) Up(ctx context.Context, f Flavor) error {
 	return nil
 }
 
-// Down stops the stand that is up; with none up it does nothing.
+// Down stops the services beside the cluster that run, then the stand that
+// is up; with none up it does nothing more.
 func (s *Stand) Down(ctx context.Context) error {
+	if err := s.StopServices(ctx); err != nil {
+		return err
+	}
 	f := s.Current()
 	if f == "" {
 		s.say("stand: nothing is up")
@@ -257,8 +261,8 @@ func (s *Stand) Down(ctx context.Context) error {
 	return s.setCurrent("")
 }
 
-// Reset stops the stand that is up and wipes the data of every flavor; the
-// downloaded jars stay.
+// Reset stops the stand that is up and wipes the data of every flavor and of
+// every service beside the cluster; the downloaded jars and packages stay.
 func (s *Stand) Reset(ctx context.Context) error {
 	if err := s.Down(ctx); err != nil {
 		return err
@@ -274,6 +278,9 @@ func (s *Stand) Reset(ctx context.Context) error {
 		if err := d.reset(ctx); err != nil {
 			return err
 		}
+	}
+	if err := s.resetServices(ctx); err != nil {
+		return err
 	}
 	s.say("stand: data wiped; `make up` formats a fresh cluster")
 	return nil

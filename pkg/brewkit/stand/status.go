@@ -22,6 +22,8 @@ type Status struct {
 	Image   string          // docker: the nodes' image
 	StandIn string          // docker: the stand-in build, when the image is the course's stand-in
 	Release brewkit.Release // what the cluster says of its release; zero when it did not answer
+
+	Services []ServiceStatus // the services beside the cluster that run or have state
 }
 
 // NodeStatus is one node of the stand.
@@ -35,13 +37,14 @@ type NodeStatus struct {
 }
 
 // Status reports the flavor that is up, each node's process and registration,
-// and the quorum leader.
+// the quorum leader, and the services beside the cluster. With no stand up it
+// fails, and the Status it returns holds the services alone.
 func (s *Stand) Status(ctx context.Context) (Status, error) {
 	f, d, err := s.current()
 	if err != nil {
-		return Status{}, err
+		return Status{Services: s.ServiceStatuses(ctx)}, err
 	}
-	st := Status{Flavor: f, Leader: -1}
+	st := Status{Flavor: f, Leader: -1, Services: s.ServiceStatuses(ctx)}
 	if dk, ok := d.(*docker); ok {
 		if st.Image, st.StandIn = dk.runningImage(); st.Image == "" {
 			st.Image = dk.image()
@@ -142,5 +145,9 @@ func (st Status) Print(w io.Writer) {
 		fmt.Fprintf(w, "\nquorum leader: unknown (%s)\n", st.Quorum)
 	default:
 		fmt.Fprintf(w, "\nquorum leader: none (no majority of voters is up)\n")
+	}
+	if len(st.Services) > 0 {
+		fmt.Fprintln(w)
+		PrintServices(w, st.Services)
 	}
 }
