@@ -86,148 +86,200 @@ type Group struct {
 // Collect reads a snapshot. s may be nil (a cluster on KAFKA_BOOTSTRAP that
 // no stand of this checkout runs); prev, the previous snapshot, gives rates.
 func Collect(ctx context.Context, s *stand.Stand, cl *kgo.Client, prev *Snapshot) Snapshot {
-	snap := Snapshot{At: time.Now(), Leader: -1}
-	var errs []string
-	adm := kadm.NewClient(cl)
-	step := func(what string, f func(context.Context) error) {
-		// One slow answer (a paused node holds a request until it times out)
-		// must not freeze the whole view: each read gets its own second.
-		ctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-		defer cancel()
-		if err := f(ctx); err != nil {
-			errs = append(errs, what+": "+shortErr(err))
-		}
-	}
-
+	c := &collector{snap: Snapshot{At: time.Now(), Leader: -1}, cl: cl, adm: kadm.NewClient(cl)}
 	// On the course stand its status has the nodes, the brokers and the
 	// quorum; on a cluster of its own (KAFKA_BOOTSTRAP) the brokers and the
 	// quorum are asked here.
-	status := false
-	if s != nil && s.Current() != "" {
-		snap.Stand = s.Current()
-		if st, err := s.Status(ctx); err == nil {
-			status = true
-			snap.Image, snap.Leader, snap.Voters = st.Image, st.Leader, st.Voters
-			if st.Leader < 0 && st.Quorum != "" {
-				errs = append(errs, "quorum: "+shortErr(errors.New(st.Quorum)))
-			}
-			for _, n := range st.Nodes {
-				state := "stopped"
-				switch {
-				case n.Paused:
-					state = "paused"
-				case n.Running:
-					state = "up"
-				}
-				snap.Nodes = append(snap.Nodes, Node{ID: int32(n.ID), State: state, Registered: n.Registered})
-			}
+	if !c.standStatus(ctx, s) {
+		c.read(ctx, "brokers", c.brokers)
+		c.read(ctx, "quorum", c.quorum)
+	}
+	c.read(ctx, "topics", c.topics)
+	c.read(ctx, "groups", c.groups)
+	c.snap.rates(prev)
+	c.snap.Err = strings.Join(c.errs, "; ")
+	return c.snap
+}
+
+// collector fills in one snapshot, noting what it could not read.
+type collector struct {
+	snap Snapshot
+	errs []string
+	cl   *kgo.Client
+	adm  *kadm.Client
+}
+
+// read runs one read of the cluster, noting its error as what failed.
+func (c *collector) read(ctx context.Context, what string, f func(context.Context) error) {
+	// One slow answer (a paused node holds a request until it times out)
+	// must not freeze the whole view: each read gets its own second.
+	ctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	if err := f(ctx); err != nil {
+		c.errs = append(c.errs, what+": "+shortErr(err))
+	}
+}
+
+// standStatus takes the nodes, the Raft leader and the voters from the
+// status of the course stand that is up; it reports false when there is none
+// or its status cannot be read.
+func (c *collector) standStatus(ctx context.Context, s *stand.Stand) bool {
+	if s == nil || s.Current() == "" {
+		return false
+	}
+	c.snap.Stand = s.Current()
+	st, err := s.Status(ctx)
+	if err != nil {
+		return false
+	}
+	c.snap.Image, c.snap.Leader, c.snap.Voters = st.Image, st.Leader, st.Voters
+	if st.Leader < 0 && st.Quorum != "" {
+		c.errs = append(c.errs, "quorum: "+shortErr(errors.New(st.Quorum)))
+	}
+	for _, n := range st.Nodes {
+		state := "stopped"
+		switch {
+		case n.Paused:
+			state = "paused"
+		case n.Running:
+			state = "up"
+		}
+		c.snap.Nodes = append(c.snap.Nodes, Node{ID: int32(n.ID), State: state, Registered: n.Registered})
+	}
+	return true
+}
+
+// brokers lists the registered brokers as nodes whose process is unknown.
+func (c *collector) brokers(ctx context.Context) error {
+	md, err := c.adm.BrokerMetadata(ctx)
+	for _, id := range md.Brokers.NodeIDs() {
+		c.snap.Nodes = append(c.snap.Nodes, Node{ID: id, State: "?", Registered: true})
+	}
+	return err
+}
+
+// quorum asks the cluster for its Raft leader and voters.
+func (c *collector) quorum(ctx context.Context) error {
+	q, err := brewkit.DescribeQuorum(ctx, c.cl)
+	if err == nil {
+		c.snap.Leader, c.snap.Voters = q.LeaderID, q.VoterIDs()
+	}
+	return err
+}
+
+// topics reads every topic's partitions with their leaders, replicas, ISR
+// and end offsets.
+func (c *collector) topics(ctx context.Context) error {
+	td, err := c.adm.ListTopics(ctx)
+	if err != nil {
+		return err
+	}
+	ends, err := c.adm.ListEndOffsets(ctx, td.Names()...)
+	if err != nil {
+		return err
+	}
+	for _, d := range td.Sorted() {
+		t := Topic{Name: d.Topic}
+		for _, p := range d.Partitions.Sorted() {
+			end, _ := ends.Lookup(d.Topic, p.Partition)
+			t.Partitions = append(t.Partitions, Partition{ID: p.Partition, Leader: p.Leader,
+				Replicas: sorted(p.Replicas), ISR: sorted(p.ISR), End: end.Offset})
+			c.snap.ends += max(end.Offset, 0)
+		}
+		c.snap.Topics = append(c.snap.Topics, t)
+	}
+	return nil
+}
+
+// groups reads the consumer groups, then the share groups.
+func (c *collector) groups(ctx context.Context) error {
+	listed, err := c.adm.ListGroups(ctx)
+	if err != nil {
+		return err
+	}
+	var consumer, share []string
+	for _, g := range listed.Sorted() {
+		if g.GroupType == "share" {
+			share = append(share, g.Group)
+		} else {
+			consumer = append(consumer, g.Group)
 		}
 	}
-	if !status {
-		step("brokers", func(ctx context.Context) error {
-			md, err := adm.BrokerMetadata(ctx)
-			for _, id := range md.Brokers.NodeIDs() {
-				snap.Nodes = append(snap.Nodes, Node{ID: id, State: "?", Registered: true})
-			}
-			return err
-		})
-		step("quorum", func(ctx context.Context) error {
-			q, err := brewkit.DescribeQuorum(ctx, cl)
-			if err == nil {
-				snap.Leader, snap.Voters = q.LeaderID, q.VoterIDs()
-			}
-			return err
-		})
+	if err := c.consumerGroups(ctx, listed, consumer); err != nil {
+		return err
 	}
-	step("topics", func(ctx context.Context) error {
-		td, err := adm.ListTopics(ctx)
-		if err != nil {
-			return err
-		}
-		ends, err := adm.ListEndOffsets(ctx, td.Names()...)
-		if err != nil {
-			return err
-		}
-		for _, d := range td.Sorted() {
-			t := Topic{Name: d.Topic}
-			for _, p := range d.Partitions.Sorted() {
-				end, _ := ends.Lookup(d.Topic, p.Partition)
-				t.Partitions = append(t.Partitions, Partition{ID: p.Partition, Leader: p.Leader,
-					Replicas: sorted(p.Replicas), ISR: sorted(p.ISR), End: end.Offset})
-				snap.ends += max(end.Offset, 0)
-			}
-			snap.Topics = append(snap.Topics, t)
-		}
+	return c.shareGroups(ctx, share)
+}
+
+// consumerGroups reads each consumer group's state, members and lag, and
+// adds up their committed offsets for the consume rate.
+func (c *collector) consumerGroups(ctx context.Context, listed kadm.ListedGroups, names []string) error {
+	if len(names) == 0 {
 		return nil
-	})
-	step("groups", func(ctx context.Context) error {
-		listed, err := adm.ListGroups(ctx)
-		if err != nil {
-			return err
+	}
+	lags, err := c.adm.Lag(ctx, names...)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		l := lags[name]
+		kind := listed[name].GroupType
+		if kind == "" {
+			kind = "classic"
 		}
-		var consumer, share []string
-		for _, g := range listed.Sorted() {
-			if g.GroupType == "share" {
-				share = append(share, g.Group)
-			} else {
-				consumer = append(consumer, g.Group)
-			}
-		}
-		if len(consumer) > 0 {
-			lags, err := adm.Lag(ctx, consumer...)
-			if err != nil {
-				return err
-			}
-			for _, name := range consumer {
-				l := lags[name]
-				kind := listed[name].GroupType
-				if kind == "" {
-					kind = "classic"
+		g := Group{Name: name, Kind: kind, State: l.State, Members: len(l.Members), Lag: -1}
+		if l.Error() == nil {
+			g.Lag = l.Lag.Total()
+			for _, ps := range l.Lag {
+				for _, p := range ps {
+					c.snap.committed += max(p.Commit.At, 0)
 				}
-				g := Group{Name: name, Kind: kind, State: l.State, Members: len(l.Members), Lag: -1}
-				if l.Error() == nil {
-					g.Lag = l.Lag.Total()
-					for _, ps := range l.Lag {
-						for _, p := range ps {
-							snap.committed += max(p.Commit.At, 0)
-						}
+			}
+		}
+		c.snap.Groups = append(c.snap.Groups, g)
+	}
+	return nil
+}
+
+// shareGroups reads each share group's state, members and the records it
+// has not acknowledged yet.
+func (c *collector) shareGroups(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	described, err := c.adm.DescribeShareGroups(ctx, names...)
+	if err != nil {
+		return err
+	}
+	offsets, _ := c.adm.DescribeShareGroupOffsets(ctx, names...)
+	for _, name := range names {
+		d := described[name]
+		g := Group{Name: name, Kind: "share", State: d.GroupState, Members: len(d.Members), Lag: -1}
+		if o, ok := offsets[name]; ok && o.Err == nil {
+			g.Lag = 0
+			for _, ps := range o.Offsets {
+				for _, p := range ps {
+					if p.Lag >= 0 {
+						g.Lag += p.Lag
 					}
 				}
-				snap.Groups = append(snap.Groups, g)
 			}
 		}
-		if len(share) > 0 {
-			described, err := adm.DescribeShareGroups(ctx, share...)
-			if err != nil {
-				return err
-			}
-			offsets, _ := adm.DescribeShareGroupOffsets(ctx, share...)
-			for _, name := range share {
-				d := described[name]
-				g := Group{Name: name, Kind: "share", State: d.GroupState, Members: len(d.Members), Lag: -1}
-				if o, ok := offsets[name]; ok && o.Err == nil {
-					g.Lag = 0
-					for _, ps := range o.Offsets {
-						for _, p := range ps {
-							if p.Lag >= 0 {
-								g.Lag += p.Lag
-							}
-						}
-					}
-				}
-				snap.Groups = append(snap.Groups, g)
-			}
-		}
-		return nil
-	})
-	if prev != nil && !prev.At.IsZero() {
-		if secs := snap.At.Sub(prev.At).Seconds(); secs > 0 {
-			snap.Produce = max(float64(snap.ends-prev.ends)/secs, 0)
-			snap.Consume = max(float64(snap.committed-prev.committed)/secs, 0)
-		}
+		c.snap.Groups = append(c.snap.Groups, g)
 	}
-	snap.Err = strings.Join(errs, "; ")
-	return snap
+	return nil
+}
+
+// rates sets the produce and consume rates from what the end offsets and the
+// committed offsets moved since prev.
+func (s *Snapshot) rates(prev *Snapshot) {
+	if prev == nil || prev.At.IsZero() {
+		return
+	}
+	if secs := s.At.Sub(prev.At).Seconds(); secs > 0 {
+		s.Produce = max(float64(s.ends-prev.ends)/secs, 0)
+		s.Consume = max(float64(s.committed-prev.committed)/secs, 0)
+	}
 }
 
 func sorted(ids []int32) []int32 { return slices.Sorted(slices.Values(ids)) }
