@@ -86,7 +86,7 @@ func TestComposeServicesBesideTheCluster(t *testing.T) {
 		"OFFSET_STORAGE_TOPIC": stand.ConnectOffsetsTopic, "STATUS_STORAGE_TOPIC": stand.ConnectStatusesTopic,
 		"CONNECT_CONFIG_STORAGE_REPLICATION_FACTOR": "3", "CONNECT_OFFSET_STORAGE_REPLICATION_FACTOR": "3",
 		"CONNECT_STATUS_STORAGE_REPLICATION_FACTOR": "3",
-		"BOOTSTRAP_SERVERS": "kafka-1:9092,kafka-2:9092,kafka-3:9092",
+		"BOOTSTRAP_SERVERS":                         "kafka-1:9092,kafka-2:9092,kafka-3:9092",
 	} {
 		if env[k] != want {
 			t.Errorf("connect %s: got %q, want %q", k, env[k], want)
