@@ -5,10 +5,11 @@ SHELL := /bin/bash
 STAND ?= auto
 N ?= 1
 L ?= 01
+S ?=
 BREWSTAND := scripts/brewstand
 LECTURE = $(firstword $(wildcard lectures/$(L)-*))
 
-.PHONY: help doctor tour reset-lecture dashboard up down status stop-node start-node pause-node resume-node restore logs reset run test check test-real test-docker test-containers standin-image vet build
+.PHONY: help doctor tour reset-lecture dashboard up down status services-up services-down services-status services-logs stop-node start-node pause-node resume-node restore logs reset run test check test-real test-docker test-containers standin-image vet build
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -19,11 +20,24 @@ doctor: ## check this machine (Go, Docker, Java, memory, ports, disk) and the cl
 up: ## start the cluster: make up [STAND=auto|docker|native|embedded]
 	@$(BREWSTAND) up -stand $(STAND)
 
-down: ## stop the cluster (its data is kept)
+down: ## stop the services beside the cluster, then the cluster (data is kept)
 	@$(BREWSTAND) down
 
-status: ## the stand that is up, each node, the quorum leader
+status: ## the stand that is up, each node, the quorum leader, the services
 	@$(BREWSTAND) status
+
+services-up: ## start services beside the cluster: make services-up S="postgres connect" (postgres, prometheus, connect)
+	@test -n "$(S)" || { echo 'name the services: make services-up S="postgres prometheus connect"' >&2; exit 2; }
+	@$(BREWSTAND) services up $(S)
+
+services-down: ## stop services: make services-down [S=postgres] (default: all; data is kept)
+	@$(BREWSTAND) services down $(S)
+
+services-status: ## each service that runs or has state: address, process, ready
+	@$(BREWSTAND) services status
+
+services-logs: ## recent log of a service: make services-logs S=connect
+	@$(BREWSTAND) services logs $(S)
 
 stop-node: ## stop node N: make stop-node N=2 [KILL=1 for SIGKILL]
 	@$(BREWSTAND) stop-node $(N)
@@ -43,7 +57,7 @@ restore: ## resume paused and start stopped nodes (after a drill or a test)
 logs: ## recent log of node N: make logs N=1
 	@$(BREWSTAND) logs $(N)
 
-reset: ## stop the cluster and wipe its data (jars stay)
+reset: ## stop the cluster and the services, wipe their data (jars and packages stay)
 	@$(BREWSTAND) reset
 
 run: ## run a lecture's main program: make run L=01

@@ -4,11 +4,26 @@
 #
 # then names its own variables and targets, each with a `## help` comment,
 # and SMOKE: the tests `make smoke` runs on any cluster.
+#
+# SERVICES names the services beside the cluster the lecture needs (postgres,
+# connect, prometheus; none by default). A lecture that needs some sets it
+# after the include and calls `$(BREWSTAND) ensure $(SERVICES)` in its
+# targets, which starts a stand if no cluster answers (a real one when a
+# service such as connect needs real Kafka) and then each service that is not
+# running, installing it on first use:
+#
+#     include ../lecture.mk
+#     SERVICES := postgres connect
+#
+#     outbox: ## write orders and their outbox rows in one transaction
+#     	@$(BREWSTAND) ensure $(SERVICES)
+#     	@go run ./cmd/outbox
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 BREWSTAND := $(ROOT)/scripts/brewstand
 SMOKE ?= ^TestLecture$$
+SERVICES ?=
 
 .PHONY: help test smoke restore
 
