@@ -171,7 +171,7 @@ func (c *connect) reset(context.Context) error {
 func connectReady(ctx context.Context) error {
 	const base = "http://127.0.0.1:18083"
 	if err := httpOK(ctx, base+"/"); err != nil {
-		return err
+		return fmt.Errorf("its REST API does not serve yet (%w)", err)
 	}
 	body, err := httpGet(ctx, base+"/connector-plugins")
 	if err != nil {
