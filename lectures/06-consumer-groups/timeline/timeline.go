@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/brew-course/kafka/pkg/brewkit"
 
 	"github.com/brew-course/kafka/lectures/06-consumer-groups/groups"
@@ -62,60 +64,107 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, protocols []groups.P
 	return rows, nil
 }
 
+// runOne measures one protocol on a fresh topic while orders flow: members a
+// and b join, c joins (the first rebalance), b is killed (the second), and
+// the members' events tell what each rebalance cost.
 func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol, say func(string)) (Row, error) {
-	row := Row{Protocol: p}
+	r := &rebalances{cfg: cfg, c: c, p: p, say: say, row: Row{Protocol: p}}
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
-		return row, err
+		return r.row, err
 	}
 	defer cl.Close()
 	run := rand.Uint32() % 1e6
-	topic := fmt.Sprintf("brew.timeline.%s.%d", p, run)
-	group := topic
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: 6, RF: 3, Retention: time.Hour}); err != nil {
-		return row, err
+	r.topic = fmt.Sprintf("brew.timeline.%s.%d", p, run)
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: r.topic, Partitions: 6, RF: 3, Retention: time.Hour}); err != nil {
+		return r.row, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
-
-	var rec groups.Log
-	var members []*groups.Process
-	defer func() {
-		for _, m := range members {
-			m.Stop(syscall.SIGKILL)
-		}
-	}()
-	add := func(name string) error {
-		m := groups.Member{Name: name, Group: group, Topic: topic, Protocol: p, Work: 2 * time.Millisecond}
-		proc, err := groups.StartProcess(cfg, c.Member, m, rec.Emit)
-		if err == nil {
-			members = append(members, proc)
-		}
-		return err
-	}
-	owners := func() map[int32]string { return ownersAt(rec.Events(), time.Now(), nil) }
-	settled := func(names ...string) func() bool {
-		return func() bool {
-			o := owners()
-			if len(o) != 6 {
-				return false
-			}
-			for _, n := range names {
-				if !slices.Contains(mapsValues(o), n) {
-					return false
-				}
-			}
-			return true
-		}
-	}
+	defer adm.DeleteTopics(context.WithoutCancel(ctx), r.topic) //nolint:errcheck // leftovers are harmless
+	defer r.killMembers()
 
 	// Orders flow the whole time.
-	pctx, stopProducing := context.WithCancel(ctx)
+	stopProducing := r.produce(ctx, cl, uint64(run))
+	defer stopProducing()
+
+	if err := r.firstTwoJoin(ctx); err != nil {
+		return r.row, err
+	}
+	if err := r.thirdJoins(ctx); err != nil {
+		return r.row, err
+	}
+	if err := r.killOne(ctx); err != nil {
+		return r.row, err
+	}
+	stopProducing()
+	if err := r.finishBacklog(ctx); err != nil {
+		return r.row, err
+	}
+	r.measure()
+	return r.row, nil
+}
+
+// rebalances is one protocol's run: the members, their events, and when
+// each rebalance began.
+type rebalances struct {
+	cfg   brewkit.Config
+	c     Config
+	p     groups.Protocol
+	say   func(string)
+	topic string // also the group's name
+	row   Row
+
+	rec     groups.Log
+	members []*groups.Process
+	joinAt  time.Time            // member c joined
+	killAt  time.Time            // member b was killed
+	dead    map[string]time.Time // the killed member and when
+}
+
+// add starts member name as a process of its own.
+func (r *rebalances) add(name string) error {
+	m := groups.Member{Name: name, Group: r.topic, Topic: r.topic, Protocol: r.p, Work: 2 * time.Millisecond}
+	proc, err := groups.StartProcess(r.cfg, r.c.Member, m, r.rec.Emit)
+	if err == nil {
+		r.members = append(r.members, proc)
+	}
+	return err
+}
+
+// killMembers kills every member still running.
+func (r *rebalances) killMembers() {
+	for _, m := range r.members {
+		m.Stop(syscall.SIGKILL)
+	}
+}
+
+// owners is each partition's owner now, as the members' events tell.
+func (r *rebalances) owners() map[int32]string { return ownersAt(r.rec.Events(), time.Now(), nil) }
+
+// settled reports whether all 6 partitions have an owner and each of names
+// owns some.
+func (r *rebalances) settled(names ...string) func() bool {
+	return func() bool {
+		o := r.owners()
+		if len(o) != 6 {
+			return false
+		}
+		for _, n := range names {
+			if !slices.Contains(mapsValues(o), n) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// produce writes c.Rate orders a second until the returned stop is called,
+// counting those acknowledged; stop waits for the writer to end.
+func (r *rebalances) produce(ctx context.Context, cl *kgo.Client, seed uint64) (stop func()) {
+	pctx, cancel := context.WithCancel(ctx)
 	var produced sync.WaitGroup
-	produced.Add(1)
-	go func() {
-		defer produced.Done()
-		rng := rand.New(rand.NewPCG(uint64(run), 6))
-		tick := time.NewTicker(time.Second / time.Duration(c.Rate))
+	produced.Go(func() {
+		rng := rand.New(rand.NewPCG(seed, 6))
+		tick := time.NewTicker(time.Second / time.Duration(r.c.Rate))
 		defer tick.Stop()
 		for n := int64(1); ; n++ {
 			select {
@@ -123,86 +172,98 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 				return
 			case <-tick.C:
 			}
-			if err := cl.ProduceSync(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(topic)).FirstErr(); err == nil {
-				row.Produced++
+			if err := cl.ProduceSync(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(r.topic)).FirstErr(); err == nil {
+				r.row.Produced++
 			}
 		}
-	}()
-	defer stopProducing()
+	})
+	return func() { cancel(); produced.Wait() }
+}
 
-	say(fmt.Sprintf("%s: members a and b join %s", p, topic))
-	if err := add("a"); err != nil {
-		return row, err
+// firstTwoJoin starts members a and b, waits until they share the
+// partitions, and lets them work for c.Settle.
+func (r *rebalances) firstTwoJoin(ctx context.Context) error {
+	r.say(fmt.Sprintf("%s: members a and b join %s", r.p, r.topic))
+	if err := r.add("a"); err != nil {
+		return err
 	}
-	if err := add("b"); err != nil {
-		return row, err
+	if err := r.add("b"); err != nil {
+		return err
 	}
-	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled("a", "b")); err != nil {
-		return row, fmt.Errorf("a and b did not share the partitions: %w", err)
+	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b")); err != nil {
+		return fmt.Errorf("a and b did not share the partitions: %w", err)
 	}
-	if err := brewkit.Sleep(ctx, c.Settle); err != nil {
-		return row, err
-	}
+	return brewkit.Sleep(ctx, r.c.Settle)
+}
 
-	say(fmt.Sprintf("%s: member c joins", p))
-	joinAt := time.Now()
-	if err := add("c"); err != nil {
-		return row, err
+// thirdJoins is the first rebalance: member c joins, and the group settles
+// with partitions for each of the three.
+func (r *rebalances) thirdJoins(ctx context.Context) error {
+	r.say(fmt.Sprintf("%s: member c joins", r.p))
+	r.joinAt = time.Now()
+	if err := r.add("c"); err != nil {
+		return err
 	}
-	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled("a", "b", "c")); err != nil {
-		return row, fmt.Errorf("c did not get partitions: %w", err)
+	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b", "c")); err != nil {
+		return fmt.Errorf("c did not get partitions: %w", err)
 	}
-	if err := brewkit.Sleep(ctx, c.Settle); err != nil {
-		return row, err
-	}
+	return brewkit.Sleep(ctx, r.c.Settle)
+}
 
-	killAt := time.Now()
-	row.Killed = ownedBy(owners(), "b")
-	say(fmt.Sprintf("%s: member b (partitions %v) killed with SIGKILL", p, row.Killed))
-	members[1].Stop(syscall.SIGKILL)
-	dead := map[string]time.Time{"b": killAt}
+// killOne is the second rebalance: member b dies with SIGKILL, and its
+// partitions wait for new owners.
+func (r *rebalances) killOne(ctx context.Context) error {
+	r.killAt = time.Now()
+	r.row.Killed = ownedBy(r.owners(), "b")
+	r.say(fmt.Sprintf("%s: member b (partitions %v) killed with SIGKILL", r.p, r.row.Killed))
+	r.members[1].Stop(syscall.SIGKILL)
+	r.dead = map[string]time.Time{"b": r.killAt}
 	if err := brewkit.WaitFor(ctx, 2*time.Minute, 100*time.Millisecond, func() bool {
-		o := ownersAt(rec.Events(), time.Now(), dead)
+		o := ownersAt(r.rec.Events(), time.Now(), r.dead)
 		return len(o) == 6
 	}); err != nil {
-		return row, fmt.Errorf("b's partitions found no new owner: %w", err)
+		return fmt.Errorf("b's partitions found no new owner: %w", err)
 	}
-	if err := brewkit.Sleep(ctx, c.Settle); err != nil {
-		return row, err
-	}
-	stopProducing()
-	produced.Wait()
-	// Let a and c finish the backlog, then stop them cleanly.
-	err = brewkit.WaitFor(ctx, time.Minute, 200*time.Millisecond, func() bool {
-		return distinctProcessed(rec.Events()) >= row.Produced
+	return brewkit.Sleep(ctx, r.c.Settle)
+}
+
+// finishBacklog lets a and c process every order produced, then stops them
+// cleanly.
+func (r *rebalances) finishBacklog(ctx context.Context) error {
+	err := brewkit.WaitFor(ctx, time.Minute, 200*time.Millisecond, func() bool {
+		return distinctProcessed(r.rec.Events()) >= r.row.Produced
 	})
-	for _, m := range []*groups.Process{members[0], members[2]} {
+	for _, m := range []*groups.Process{r.members[0], r.members[2]} {
 		m.Stop(syscall.SIGTERM)
 	}
-	members = nil
+	r.members = nil
 	if err != nil {
-		return row, fmt.Errorf("the group did not process every order: %w", err)
+		return fmt.Errorf("the group did not process every order: %w", err)
 	}
+	return nil
+}
 
-	ev := rec.Events()
-	row.Join = phase(ev, joinAt, killAt, nil)
-	row.Kill = phase(ev, killAt, time.Now(), dead)
+// measure reads the members' events: the partitions each rebalance left
+// without an owner, and the records processed twice or never; and says so.
+func (r *rebalances) measure() {
+	ev := r.rec.Events()
+	r.row.Join = phase(ev, r.joinAt, r.killAt, nil)
+	r.row.Kill = phase(ev, r.killAt, time.Now(), r.dead)
 	seen := map[[2]int64]int{}
 	for _, e := range ev {
 		if e.Kind == "processed" {
 			seen[[2]int64{int64(e.Partition), e.Offset}]++
-			row.Processed++
+			r.row.Processed++
 		}
 	}
 	for _, n := range seen {
 		if n > 1 {
-			row.ProcessedTwice += n - 1
+			r.row.ProcessedTwice += n - 1
 		}
 	}
-	row.Unprocessed = row.Produced - len(seen)
-	say(fmt.Sprintf("%s: join paused %d partitions (longest %s), kill paused %d (longest %s), %d records processed twice",
-		p, row.Join.Paused, row.Join.Longest.Round(time.Millisecond), row.Kill.Paused, row.Kill.Longest.Round(time.Millisecond), row.ProcessedTwice))
-	return row, nil
+	r.row.Unprocessed = r.row.Produced - len(seen)
+	r.say(fmt.Sprintf("%s: join paused %d partitions (longest %s), kill paused %d (longest %s), %d records processed twice",
+		r.p, r.row.Join.Paused, r.row.Join.Longest.Round(time.Millisecond), r.row.Kill.Paused, r.row.Kill.Longest.Round(time.Millisecond), r.row.ProcessedTwice))
 }
 
 // ownersAt replays the assignment events up to t: each partition's owner. A
