@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
 // These need no real process: the services' configuration as generated,
@@ -387,4 +389,16 @@ func TestDoctorServicePort(t *testing.T) {
 	detail, fix = s.servicePort(svc)
 	require.Equal(t, "port "+itoa(svc.Port)+": fake is running (pid 42)", detail)
 	require.Empty(t, fix)
+}
+
+// ensure with connect: the course stand, real Kafka, or one line on what to run.
+func TestEnsureConnectNeedsTheCoursesRealStand(t *testing.T) {
+	ctx := context.Background()
+	s := &Stand{Root: t.TempDir(), Out: io.Discard}
+	err := s.Ensure(ctx, brewkit.Config{Brokers: []string{"127.0.0.1:1"}}, "connect")
+	require.EqualError(t, err, "connect runs against the course stand only, not KAFKA_BOOTSTRAP=127.0.0.1:1: unset it")
+	require.ErrorContains(t, s.Ensure(ctx, brewkit.Default(), "mysql"), `unknown service "mysql"`)
+	require.NoError(t, s.setCurrent(Embedded))
+	err = s.Ensure(ctx, brewkit.Default(), "postgres", "connect")
+	require.EqualError(t, err, "connect needs real Kafka and the embedded stand is the kfake simulation: run `make down && make up STAND=native`")
 }
