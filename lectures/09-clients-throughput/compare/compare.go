@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
 
 	"github.com/brew-course/kafka/lectures/09-clients-throughput/perf"
 )
@@ -42,13 +43,23 @@ type Config struct {
 	Workload perf.Workload
 	Runs     int
 	Clients  []Client
+	// Rate and PacedRecords are the latency round: each client produces
+	// PacedRecords at Rate records per second, below every client's
+	// saturation, so its p50 and p99 are the client's and the cluster's
+	// latency and not the time records queued in a full buffer. A Rate of
+	// 0 leaves the round out.
+	Rate         int
+	PacedRecords int
 }
 
 // Defaults: 200 000 records of 256 bytes on 3 partitions, linger 5 ms,
-// batches of 256 KiB, lz4, three runs.
+// batches of 256 KiB, lz4, three runs; the latency round at 20 000 records/s
+// (a tenth of the slowest client's throughput here) for 5 s.
 var Defaults = Config{
-	Workload: perf.Workload{Records: 200_000, Size: 256, Partitions: 3, Linger: 5 * time.Millisecond, BatchBytes: 256 << 10, Compression: "lz4"},
-	Runs:     3,
+	Workload:     perf.Workload{Records: 200_000, Size: 256, Partitions: 3, Linger: 5 * time.Millisecond, BatchBytes: 256 << 10, Compression: "lz4"},
+	Runs:         3,
+	Rate:         20_000,
+	PacedRecords: 100_000,
 }
 
 // Row is one client's runs.
@@ -58,6 +69,7 @@ type Row struct {
 	Settings string       `json:"settings"`
 	Produce  []perf.Phase `json:"produce"`
 	Consume  []perf.Phase `json:"consume"`
+	Paced    []perf.Phase `json:"paced,omitempty"` // the latency round's produce phases
 }
 
 // Result is the comparison.
@@ -65,12 +77,13 @@ type Result struct {
 	Machine  string        `json:"machine"`
 	Workload perf.Workload `json:"workload"`
 	Runs     int           `json:"runs"`
+	Rate     int           `json:"paced_rate,omitempty"` // records/s of the latency round
 	Rows     []Row         `json:"rows"`
 }
 
 // Run compares the clients.
 func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (Result, error) {
-	res := Result{Machine: perf.Machine(), Workload: c.Workload, Runs: c.Runs}
+	res := Result{Machine: perf.Machine(), Workload: c.Workload, Runs: c.Runs, Rate: c.Rate}
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return res, err
@@ -106,6 +119,26 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		}
 		return p, r, nil
 	}
+	// paced is the latency round's run of a client: produce only, at c.Rate.
+	paced := func(client Client) (perf.Phase, error) {
+		w := c.Workload
+		w.Records, w.Rate = c.PacedRecords, c.Rate
+		topic := fmt.Sprintf("brew.compare.paced.%d", rand.Uint32()%1e9)
+		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: w.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+			return perf.Phase{}, err
+		}
+		defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
+			return perf.Phase{}, err
+		}
+		bar := perf.NewBar(w.Records, fmt.Sprintf("%s at %d rec/s", client.Name(), w.Rate))
+		p, err := client.Produce(ctx, cfg, topic, w, bar)
+		bar.Done()
+		if err != nil {
+			return p, fmt.Errorf("%s producing at %d records/s: %w", client.Name(), w.Rate, err)
+		}
+		return p, nil
+	}
 
 	warm := c.Workload
 	warm.Records = max(1, c.Workload.Records/10)
@@ -125,12 +158,24 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 			res.Rows[i].Consume = append(res.Rows[i].Consume, r)
 			say(fmt.Sprintf("run %d/%d %-18s produce %8.0f rec/s  consume %8.0f rec/s", run, c.Runs, client.Name(), p.PerSec, r.PerSec))
 		}
+		if c.Rate <= 0 {
+			continue
+		}
+		for i, client := range c.Clients {
+			p, err := paced(client)
+			if err != nil {
+				return res, err
+			}
+			res.Rows[i].Paced = append(res.Rows[i].Paced, p)
+			say(fmt.Sprintf("run %d/%d %-18s at %d rec/s: p50 %s  p99 %s", run, c.Runs, client.Name(), c.Rate,
+				p.P50.Round(100*time.Microsecond), p.P99.Round(100*time.Microsecond)))
+		}
 	}
 	return res, nil
 }
 
 // Version is the client library's module version, from this binary's build
-// information ("4.2.0" for Kafka's tools).
+// information (the stand's Kafka release for Kafka's tools).
 func Version(c Client) string {
 	path := map[string]string{
 		"franz-go": "github.com/twmb/franz-go", "franz-go-as-kafka-go": "github.com/twmb/franz-go",
@@ -138,7 +183,7 @@ func Version(c Client) string {
 		"confluent-kafka-go": "github.com/confluentinc/confluent-kafka-go/v2",
 	}[c.Name()]
 	if path == "" {
-		return "4.2.0"
+		return stand.KafkaVersion
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
@@ -165,6 +210,14 @@ func stat(phases []perf.Phase, f func(perf.Phase) float64) Stat {
 	return Stat{Median: v[len(v)/2], Min: v[0], Max: v[len(v)-1]}
 }
 
+// PacedLatency is the latency round's p50 and p99 over the runs, in
+// milliseconds (zero without the round).
+func (r Row) PacedLatency() (p50, p99 Stat) {
+	p50 = stat(r.Paced, func(p perf.Phase) float64 { return float64(p.P50) / float64(time.Millisecond) })
+	p99 = stat(r.Paced, func(p perf.Phase) float64 { return float64(p.P99) / float64(time.Millisecond) })
+	return
+}
+
 // Stats of a row: producer and consumer records/s, producer p99 (ms), CPU
 // seconds per million records for each.
 func (r Row) Stats() (prod, cons, p99, prodCPU, consCPU Stat) {
@@ -180,18 +233,31 @@ func (s Stat) rate() string {
 	return fmt.Sprintf("%.0f (%.0f-%.0f)", s.Median, s.Min, s.Max)
 }
 
+func (s Stat) millis() string {
+	return fmt.Sprintf("%.1f (%.1f-%.1f)", s.Median, s.Min, s.Max)
+}
+
 // Print writes the table.
 func (res Result) Print(w io.Writer) {
 	wl := res.Workload
 	fmt.Fprintf(w, "machine: %s\n", res.Machine)
 	fmt.Fprintf(w, "workload: %d records of %d B, %d partitions, acks=all, linger %s, batch %d B, %s; median (min-max) of %d runs\n\n",
 		wl.Records, wl.Size, wl.Partitions, wl.Linger, wl.BatchBytes, wl.Compression, res.Runs)
-	t := brewkit.NewTable(w, "CLIENT", "VERSION", "PRODUCE REC/S", "CONSUME REC/S", "P99 MS", "CPU S/M PROD", "CPU S/M CONS")
+	t := brewkit.NewTable(w, "CLIENT", "VERSION", "PRODUCE REC/S", "CONSUME REC/S", "P99 MS FULL", "CPU S/M PROD", "CPU S/M CONS")
 	for _, r := range res.Rows {
 		prod, cons, p99, pc, cc := r.Stats()
 		t.Row(r.Client, r.Version, prod.rate(), cons.rate(), fmt.Sprintf("%.0f", p99.Median), fmt.Sprintf("%.2f", pc.Median), fmt.Sprintf("%.2f", cc.Median))
 	}
 	t.Flush()
+	if res.Rate > 0 {
+		fmt.Fprintf(w, "\nlatency at %d records/s, below every client's saturation: send to acknowledgement, median (min-max) of %d runs\n", res.Rate, res.Runs)
+		t := brewkit.NewTable(w, "CLIENT", "P50 MS", "P99 MS")
+		for _, r := range res.Rows {
+			p50, p99 := r.PacedLatency()
+			t.Row(r.Client, p50.millis(), p99.millis())
+		}
+		t.Flush()
+	}
 	fmt.Fprintln(w)
 	for _, r := range res.Rows {
 		fmt.Fprintf(w, "%s: %s\n", r.Client, r.Settings)
@@ -203,25 +269,40 @@ func (res Result) Markdown(w io.Writer) {
 	wl := res.Workload
 	fmt.Fprintf(w, "Machine: %s. Workload: %d records of %d B, %d partitions, acks=all, linger %s, batch %d B, %s; median (min-max) of %d runs.\n\n",
 		res.Machine, wl.Records, wl.Size, wl.Partitions, wl.Linger, wl.BatchBytes, wl.Compression, res.Runs)
-	fmt.Fprintln(w, "| client | version | produce rec/s | consume rec/s | p99 ms | CPU s/M produce | CPU s/M consume | settings |")
+	fmt.Fprintln(w, "| client | version | produce rec/s | consume rec/s | p99 ms at full speed | CPU s/M produce | CPU s/M consume | settings |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range res.Rows {
 		prod, cons, p99, pc, cc := r.Stats()
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f | %.2f | %.2f | %s |\n", r.Client, r.Version, prod.rate(), cons.rate(), p99.Median, pc.Median, cc.Median, r.Settings)
+	}
+	if res.Rate == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nLatency at %d records/s, below every client's saturation, from send to acknowledgement; median (min-max) of %d runs:\n\n", res.Rate, res.Runs)
+	fmt.Fprintln(w, "| client | p50 ms | p99 ms |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, r := range res.Rows {
+		p50, p99 := r.PacedLatency()
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.Client, p50.millis(), p99.millis())
 	}
 }
 
 // CSV writes one line per client and run.
 func (res Result) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"client", "version", "run", "produce_rec_s", "consume_rec_s", "p50_ms", "p99_ms", "produce_cpu_s_per_m", "consume_cpu_s_per_m"}) //nolint:errcheck // Flush reports
+	cw.Write([]string{"client", "version", "run", "produce_rec_s", "consume_rec_s", "p50_ms", "p99_ms", "produce_cpu_s_per_m", "consume_cpu_s_per_m", "paced_rec_s", "paced_p50_ms", "paced_p99_ms"}) //nolint:errcheck // Flush reports
 	for _, r := range res.Rows {
 		for i := range r.Produce {
 			p, c := r.Produce[i], r.Consume[i]
+			var paced perf.Phase
+			if i < len(r.Paced) {
+				paced = r.Paced[i]
+			}
 			cw.Write([]string{r.Client, r.Version, strconv.Itoa(i + 1), //nolint:errcheck // Flush reports
 				fmt.Sprintf("%.0f", p.PerSec), fmt.Sprintf("%.0f", c.PerSec),
 				fmt.Sprintf("%.1f", float64(p.P50)/1e6), fmt.Sprintf("%.1f", float64(p.P99)/1e6),
-				fmt.Sprintf("%.3f", p.CPUPerMillion().Seconds()), fmt.Sprintf("%.3f", c.CPUPerMillion().Seconds())})
+				fmt.Sprintf("%.3f", p.CPUPerMillion().Seconds()), fmt.Sprintf("%.3f", c.CPUPerMillion().Seconds()),
+				fmt.Sprintf("%.0f", paced.PerSec), fmt.Sprintf("%.2f", float64(paced.P50)/1e6), fmt.Sprintf("%.2f", float64(paced.P99)/1e6)})
 		}
 	}
 	cw.Flush()

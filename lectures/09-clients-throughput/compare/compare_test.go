@@ -22,6 +22,7 @@ func TestEveryClientWritesAndReadsBack(t *testing.T) {
 	defer cancel()
 	c := compare.Defaults
 	c.Workload.Records, c.Runs = 3000, 1
+	c.Rate, c.PacedRecords = 5000, 2000
 	c.Clients = compare.GoClients
 	if !env.Simulated {
 		c.Clients = compare.Clients
@@ -35,6 +36,10 @@ func TestEveryClientWritesAndReadsBack(t *testing.T) {
 		require.GreaterOrEqual(t, r.Consume[0].Records, c.Workload.Records, "%s read back", r.Client)
 		require.Positive(t, r.Produce[0].PerSec, r.Client)
 		require.Positive(t, r.Consume[0].PerSec, r.Client)
+		require.Len(t, r.Paced, 1, r.Client)
+		require.Equal(t, c.PacedRecords, r.Paced[0].Records, "%s produced the latency round", r.Client)
+		require.LessOrEqual(t, r.Paced[0].PerSec, 1.1*float64(c.Rate), "%s kept to %d records/s", r.Client, c.Rate)
+		require.Positive(t, r.Paced[0].P99, "%s measured latency at %d records/s", r.Client, c.Rate)
 	}
 	var b strings.Builder
 	res.Print(&b)

@@ -68,7 +68,11 @@ func (Confluent) Produce(ctx context.Context, cfg brewkit.Config, topic string, 
 		done <- firstErr
 	}()
 	cpu, start := perf.ProcessCPU(), time.Now()
+	pace := perf.Pacer(w.Rate)
 	for i := range w.Records {
+		if err := pace(ctx, i); err != nil {
+			return ph, err
+		}
 		msg := &ckafka.Message{TopicPartition: ckafka.TopicPartition{Topic: &topic, Partition: ckafka.PartitionAny}, Value: values[i%len(values)], Opaque: time.Now()}
 		for {
 			err := p.Produce(msg, nil)

@@ -60,7 +60,7 @@ func (Java) Produce(ctx context.Context, cfg brewkit.Config, topic string, w per
 		return perf.Phase{}, err
 	}
 	out, cpu, err := javaRun(ctx, "org.apache.kafka.tools.ProducerPerformance",
-		"--topic", topic, "--num-records", strconv.Itoa(w.Records), "--payload-file", f.Name(), "--throughput", "-1",
+		"--topic", topic, "--num-records", strconv.Itoa(w.Records), "--payload-file", f.Name(), "--throughput", throughput(w.Rate),
 		"--producer-props", "bootstrap.servers="+cfg.Bootstrap(), "acks=all", "enable.idempotence=true",
 		"linger.ms="+strconv.FormatInt(w.Linger.Milliseconds(), 10), "batch.size="+strconv.Itoa(w.BatchBytes),
 		"compression.type="+w.Compression, "client.id=brew-course")
@@ -119,4 +119,13 @@ func (Java) Consume(ctx context.Context, cfg brewkit.Config, topic string, w per
 	ph := perf.Phase{Records: n, CPU: cpu, Elapsed: time.Duration(fetchMs * float64(time.Millisecond))}
 	ph.Finish(w.Size)
 	return ph, nil
+}
+
+// throughput is ProducerPerformance's --throughput: records per second, or
+// -1 for as fast as it can.
+func throughput(rate int) string {
+	if rate <= 0 {
+		return "-1"
+	}
+	return strconv.Itoa(rate)
 }

@@ -71,7 +71,12 @@ func (KafkaGo) Produce(ctx context.Context, cfg brewkit.Config, topic string, w 
 	values := perf.Payloads(w.Size)
 	ph := perf.Phase{Records: w.Records}
 	cpu, start := perf.ProcessCPU(), time.Now()
+	pace := perf.Pacer(w.Rate)
 	for i := range w.Records {
+		if err := pace(ctx, i); err != nil {
+			wr.Close()
+			return ph, err
+		}
 		if err := wr.WriteMessages(ctx, kafka.Message{Value: values[i%len(values)], WriterData: time.Now()}); err != nil {
 			wr.Close()
 			return ph, fmt.Errorf("kafka-go: %w", err)

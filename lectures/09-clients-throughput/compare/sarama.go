@@ -77,7 +77,12 @@ func (Sarama) Produce(ctx context.Context, cfg brewkit.Config, topic string, w p
 		}
 	}()
 	cpu, start := perf.ProcessCPU(), time.Now()
+	pace := perf.Pacer(w.Rate)
 	for i := range w.Records {
+		if err := pace(ctx, i); err != nil {
+			p.AsyncClose()
+			return ph, err
+		}
 		p.Input() <- &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(values[i%len(values)]), Metadata: time.Now()}
 	}
 	wg.Wait()

@@ -31,6 +31,31 @@ type Workload struct {
 	Linger      time.Duration `json:"linger"`
 	BatchBytes  int           `json:"batch_bytes"`
 	Compression string        `json:"compression"` // none, gzip, snappy, lz4, zstd
+	// Rate paces the producer at this many records per second; 0 sends as
+	// fast as the client takes them. Below saturation the latency from send
+	// to acknowledgement is the client's and the cluster's, not the time a
+	// record waited in a full buffer.
+	Rate int `json:"rate,omitempty"`
+}
+
+// Pacer paces a producer at rate records per second: pace(ctx, i) waits
+// until record i is due, i/rate after record 0 was. A producer that fell
+// behind does not wait. With a rate of 0 it never waits.
+func Pacer(rate int) func(ctx context.Context, i int) error {
+	if rate <= 0 {
+		return func(context.Context, int) error { return nil }
+	}
+	var start time.Time
+	return func(ctx context.Context, i int) error {
+		if start.IsZero() {
+			start = time.Now()
+		}
+		due := start.Add(time.Duration(float64(i) / float64(rate) * float64(time.Second)))
+		if d := time.Until(due); d > 0 {
+			return brewkit.Sleep(ctx, d)
+		}
+		return nil
+	}
 }
 
 // Phase is one measured phase: producing or consuming Records records.
@@ -130,13 +155,18 @@ func Payloads(size int) [][]byte {
 }
 
 // Send produces n records to topic with cl, their values taken from values
-// in turn, flushes, and returns each record's time from Produce to its
+// in turn, at rate records per second (0: as fast as cl takes them),
+// flushes, and returns each record's time from Produce to its
 // acknowledgement, and the first error.
-func Send(ctx context.Context, cl *kgo.Client, topic string, values [][]byte, n int, bar *Bar) ([]time.Duration, error) {
+func Send(ctx context.Context, cl *kgo.Client, topic string, values [][]byte, n, rate int, bar *Bar) ([]time.Duration, error) {
 	var mu sync.Mutex
 	lat := make([]time.Duration, 0, n)
 	var firstErr error
+	pace := Pacer(rate)
 	for i := range n {
+		if err := pace(ctx, i); err != nil {
+			break // Flush below reports ctx's error
+		}
 		sent := time.Now()
 		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: values[i%len(values)]}, func(_ *kgo.Record, err error) {
 			d := time.Since(sent)
