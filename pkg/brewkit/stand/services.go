@@ -346,7 +346,8 @@ func (s *Stand) ServiceStatuses(ctx context.Context) []ServiceStatus {
 		st := ServiceStatus{Name: svc.Name, Addr: svc.Addr(), Running: up, Process: detail}
 		if _, note := s.readHow(svc); up {
 			st.Runs = note
-			rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			// A short probe: the dashboard asks for the status every few seconds.
+			rctx, cancel := context.WithTimeout(ctx, time.Second)
 			err := svc.ready(rctx)
 			cancel()
 			st.Ready = err == nil
