@@ -124,7 +124,7 @@ func containerState(t *testing.T, n int) string {
 func TestDockerVerbs(t *testing.T) {
 	s := dockerStand(t)
 	env := brewtest.Cluster(t)
-	env.Nodes(t) // the stand lock, exclusive, and the stand restored afterwards
+	env.NodeControl(t) // the stand lock, exclusive, and the stand restored afterwards
 
 	st := mustBrewstand(t, s, "status")
 	for _, want := range []string{"stand: docker (real Kafka " + stand.KafkaVersion + ")", "cluster: Kafka " + stand.KafkaMinor + " (metadata.version ", "image: ", "running, container kafka-3", "quorum leader (active controller): node "} {
@@ -210,7 +210,7 @@ func TestDockerVerbs(t *testing.T) {
 func TestDockerDownResetUp(t *testing.T) {
 	s := dockerStand(t)
 	env := brewtest.Cluster(t)
-	env.Nodes(t)
+	env.NodeControl(t)
 
 	mustBrewstand(t, s, "down")
 	if out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=com.docker.compose.project=brew").Output(); err != nil || len(strings.TrimSpace(string(out))) > 0 {

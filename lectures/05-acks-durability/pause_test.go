@@ -20,7 +20,7 @@ import (
 func TestPausedNodeLeavesTheISRAndReturns(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	nodes := env.Nodes(t)
+	nodes := env.NodeControl(t)
 	topic := env.FreshTopic(t, "pause", 1)
 	adm := env.Admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -78,7 +78,7 @@ func TestSnapshotFollowsTheStand(t *testing.T) {
 	if env.Sim != nil {
 		env.RequireReal(t) // node processes need a stand: make test-real
 	}
-	nodes := env.Nodes(t)
+	nodes := env.NodeControl(t)
 	topic := env.FreshTopic(t, "dash", 3)
 	s := env.Stand(t)
 	cl := env.Client(t)

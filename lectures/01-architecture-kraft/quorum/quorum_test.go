@@ -54,7 +54,7 @@ func TestDescribeSimulated(t *testing.T) {
 	if env.Sim == nil {
 		return // the embedded stand: its nodes are the instructor's, not the test's
 	}
-	require.NoError(t, env.Nodes(t).StopNode(context.Background(), 2, false))
+	require.NoError(t, env.NodeControl(t).StopNode(context.Background(), 2, false))
 	brewtest.Eventually(t, 10*time.Second, "node 2 leaves the metadata", func() (bool, string) {
 		st = describe(t, cl)
 		return len(st.Brokers) == 2, st.Role(2)
@@ -125,7 +125,7 @@ func kafkaQuorumTool(t *testing.T, env *brewtest.Env) (int32, []int32, string) {
 func TestRealLeaderFailover(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	nodes := env.Nodes(t) // holds the stand lock (before the leader is read) and restores the stand at the end
+	nodes := env.NodeControl(t) // holds the stand lock (before the leader is read) and restores the stand at the end
 	cl := env.Client(t)
 	old := describe(t, cl).RaftLeader
 	require.GreaterOrEqual(t, old, int32(1))

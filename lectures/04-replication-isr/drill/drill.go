@@ -70,7 +70,7 @@ type Report struct {
 
 // Run performs the drill on the cluster behind cfg, stopping and starting
 // nodes through nodes. say receives the narrative as it happens.
-func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Report, error) {
+func Run(ctx context.Context, c Config, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) (Report, error) {
 	// The consumer's fetch error ends the drill at once: without it nothing
 	// can be counted.
 	ctx, fail := context.WithCancelCause(ctx)
@@ -88,7 +88,7 @@ type fetchError struct{ err error }
 
 func (e *fetchError) Error() string { return e.err.Error() }
 
-func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Report, error) {
+func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) (Report, error) {
 	if c.Rate <= 0 || c.Steady <= 0 {
 		return Report{}, errors.New("rate and steady time must be positive")
 	}
@@ -126,7 +126,7 @@ func run(ctx context.Context, fail context.CancelCauseFunc, c Config, cfg brewki
 type drill struct {
 	c     Config
 	cfg   brewkit.Config
-	nodes brewkit.Nodes
+	nodes brewkit.NodeControl
 	adm   *kadm.Client
 	start time.Time
 	say   func(string)
@@ -138,7 +138,7 @@ type drill struct {
 	prod     *producer
 }
 
-func newDrill(c Config, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) *drill {
+func newDrill(c Config, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) *drill {
 	rep := Report{Run: strconv.FormatUint(rand.Uint64()%1e6, 36), Topic: c.Topic, Partition: c.Partition, Signal: "SIGTERM", AcksOneOffset: -1}
 	if c.Kill {
 		rep.Signal = "SIGKILL"

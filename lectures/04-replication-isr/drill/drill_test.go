@@ -32,7 +32,7 @@ func TestDrillLosesAndDuplicatesNothingAcknowledged(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := drill.Run(ctx, c, env.Config, env.Nodes(t), func(line string) { t.Log(line) })
+	rep, err := drill.Run(ctx, c, env.Config, env.NodeControl(t), func(line string) { t.Log(line) })
 	require.NoError(t, err)
 
 	require.Greater(t, rep.Acked, int64(100), "the drill should have produced a steady stream")
@@ -78,7 +78,7 @@ func TestDrillReportsFetchErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
-	_, err := drill.Run(ctx, c, env.Config, env.Nodes(t), func(line string) { t.Log(line) })
+	_, err := drill.Run(ctx, c, env.Config, env.NodeControl(t), func(line string) { t.Log(line) })
 	require.ErrorContains(t, err, "TOPIC_AUTHORIZATION_FAILED")
 	require.ErrorContains(t, err, "nothing can be counted")
 	require.Less(t, time.Since(start), 20*time.Second)

@@ -82,7 +82,7 @@ func sameAsKafka(t *testing.T, env *brewtest.Env, topic, step string) {
 // writers, two down refuse them, and the ISR fills up again after the restarts.
 func TestISRShrinksAndRecovers(t *testing.T) {
 	env := brewtest.Cluster(t)
-	nodes := env.Nodes(t)
+	nodes := env.NodeControl(t)
 	topic := env.FreshTopic(t, "isr", 6)
 	ctx := context.Background()
 	require.True(t, snapshot(t, env, topic).FullyReplicated())
@@ -129,7 +129,7 @@ func TestISRShrinksAndRecovers(t *testing.T) {
 func TestExerciseMinISR3(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	nodes := env.Nodes(t)
+	nodes := env.NodeControl(t)
 	topic := env.FreshTopic(t, "isr", 3)
 	ctx := context.Background()
 	three := "3"

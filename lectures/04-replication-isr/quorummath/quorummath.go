@@ -66,7 +66,7 @@ type Live struct {
 
 // RunLive stops two of the three voters, asks DescribeQuorum, starts one
 // again and waits for a leader, then starts the other.
-func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Live, error) {
+func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) (Live, error) {
 	var lv Live
 	cl, _, err := brewkit.Connect(ctx, cfg)
 	if err != nil {

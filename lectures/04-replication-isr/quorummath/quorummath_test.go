@@ -35,7 +35,7 @@ func TestQuorumNeedsMajority(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out strings.Builder
-	lv, err := quorummath.RunLive(ctx, env.Config, env.Nodes(t), func(s string) {
+	lv, err := quorummath.RunLive(ctx, env.Config, env.NodeControl(t), func(s string) {
 		t.Log(s)
 		out.WriteString(s + "\n")
 	})

@@ -165,7 +165,7 @@ type Refusal struct {
 
 // Refuse creates a topic with min.insync.replicas=3, stops a node, and tries
 // one write with acks=all and one with acks=1; it starts the node again.
-func Refuse(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Refusal, error) {
+func Refuse(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) (Refusal, error) {
 	var r Refusal
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {

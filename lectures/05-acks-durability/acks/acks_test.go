@@ -41,7 +41,7 @@ func TestMinISRRefusesAcksAll(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out strings.Builder
-	r, err := acks.Refuse(ctx, env.Config, env.Nodes(t), func(s string) {
+	r, err := acks.Refuse(ctx, env.Config, env.NodeControl(t), func(s string) {
 		t.Log(s)
 		out.WriteString(s + "\n")
 	})

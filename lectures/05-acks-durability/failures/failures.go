@@ -39,14 +39,14 @@ type Result struct {
 
 // Run triggers each case on the cluster behind cfg; the paused leader and the
 // stopped node go through nodes and are resumed and started again.
-func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Result, error) {
+func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) (Result, error) {
 	var res Result
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return res, err
 	}
 	defer cl.Close()
-	for _, c := range []func(context.Context, brewkit.Config, *kadm.Client, brewkit.Nodes) (Case, error){
+	for _, c := range []func(context.Context, brewkit.Config, *kadm.Client, brewkit.NodeControl) (Case, error){
 		notEnoughReplicas, tooLarge, unknownTopic, deliveryTimeout,
 	} {
 		cs, err := c(ctx, cfg, adm, nodes)
@@ -87,7 +87,7 @@ func produce(ctx context.Context, cfg brewkit.Config, r *kgo.Record, opts ...kgo
 
 var errNoError = errors.New("the write succeeded: the case did not trigger")
 
-func notEnoughReplicas(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.Nodes) (Case, error) {
+func notEnoughReplicas(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl) (Case, error) {
 	c := Case{Name: "not enough replicas", Trigger: "min.insync.replicas=3, one replica's node stopped",
 		Do: "wait and alert: the ISR refills when the node returns; never lower acks to get through"}
 	topic, err := lab.FreshTopic(ctx, adm, "errors", 1, map[string]string{"min.insync.replicas": "3"})
@@ -122,7 +122,7 @@ func notEnoughReplicas(ctx context.Context, cfg brewkit.Config, adm *kadm.Client
 	return classify(c, err), nil
 }
 
-func tooLarge(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, _ brewkit.Nodes) (Case, error) {
+func tooLarge(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, _ brewkit.NodeControl) (Case, error) {
 	c := Case{Name: "record too large", Trigger: "2 KiB of random bytes, max.message.bytes=1024",
 		Do: "do not retry: split the record, or store the payload elsewhere and send its address"}
 	topic, err := lab.FreshTopic(ctx, adm, "errors", 1, map[string]string{"max.message.bytes": "1024"})
@@ -138,7 +138,7 @@ func tooLarge(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, _ brewk
 	return c, errNoError
 }
 
-func unknownTopic(ctx context.Context, cfg brewkit.Config, _ *kadm.Client, _ brewkit.Nodes) (Case, error) {
+func unknownTopic(ctx context.Context, cfg brewkit.Config, _ *kadm.Client, _ brewkit.NodeControl) (Case, error) {
 	c := Case{Name: "unknown topic", Trigger: "brew.no-such-topic, auto.create.topics.enable=false",
 		Do: "create the topic first (a deploy step), and check the name"}
 	err := produce(ctx, cfg, &kgo.Record{Topic: "brew.no-such-topic", Value: []byte("order")}, kgo.UnknownTopicRetries(2))
@@ -148,7 +148,7 @@ func unknownTopic(ctx context.Context, cfg brewkit.Config, _ *kadm.Client, _ bre
 	return classify(c, err), nil
 }
 
-func deliveryTimeout(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.Nodes) (Case, error) {
+func deliveryTimeout(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl) (Case, error) {
 	c := Case{Name: "delivery timeout", Trigger: "the partition's leader paused, delivery timeout 3s",
 		Do: "the write may or may not have landed: read back or rely on idempotence before writing again"}
 	topic, err := lab.FreshTopic(ctx, adm, "errors", 1, nil)

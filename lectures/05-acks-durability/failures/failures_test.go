@@ -19,7 +19,7 @@ func TestEveryErrorIsTriggeredAndClassified(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := failures.Run(ctx, env.Config, env.Nodes(t), func(s string) { t.Log(s) })
+	res, err := failures.Run(ctx, env.Config, env.NodeControl(t), func(s string) { t.Log(s) })
 	require.NoError(t, err)
 	want := map[string]struct {
 		err       string

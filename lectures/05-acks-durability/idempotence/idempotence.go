@@ -62,7 +62,7 @@ type Result struct {
 
 // Run runs the demo twice on the cluster behind cfg, pausing and resuming
 // followers through nodes.
-func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, c Config, say func(string)) (Result, error) {
+func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, c Config, say func(string)) (Result, error) {
 	var res Result
 	cl, _, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
@@ -86,7 +86,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, c Config,
 	return res, nil
 }
 
-func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brewkit.Nodes, c Config, idem bool, say func(string)) (Mode, error) {
+func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brewkit.NodeControl, c Config, idem bool, say func(string)) (Mode, error) {
 	m := Mode{Idempotent: idem}
 	adm := kadm.NewClient(cl)
 	topic, err := lab.FreshTopic(ctx, adm, "idempotence", 1, nil)

@@ -19,7 +19,7 @@ func TestIdempotenceStopsRetriesFromDuplicating(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := idempotence.Run(ctx, env.Config, env.Nodes(t), idempotence.Defaults, func(s string) { t.Log(s) })
+	res, err := idempotence.Run(ctx, env.Config, env.NodeControl(t), idempotence.Defaults, func(s string) { t.Log(s) })
 	require.NoError(t, err)
 	t.Logf("off: acked %d stored %d duplicated %d; on: acked %d stored %d duplicated %d",
 		res.Off.Acked, res.Off.Stored, res.Off.Duplicated, res.On.Acked, res.On.Stored, res.On.Duplicated)

@@ -52,7 +52,7 @@ type Result struct {
 }
 
 // Run runs the fault twice on real Kafka, through nodes.
-func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say func(string)) (Result, error) {
+func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) (Result, error) {
 	var res Result
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
@@ -71,7 +71,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.Nodes, say func(
 	return res, err
 }
 
-func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.Nodes, acks kgo.Acks, say func(string)) (Attempt, error) {
+func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl, acks kgo.Acks, say func(string)) (Attempt, error) {
 	f := newFault(cfg, adm, nodes, acks, say)
 	topic, err := lab.FreshTopic(ctx, adm, "lost-ack", 1, nil)
 	if err != nil {
@@ -102,7 +102,7 @@ func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes br
 type fault struct {
 	cfg   brewkit.Config
 	adm   *kadm.Client
-	nodes brewkit.Nodes
+	nodes brewkit.NodeControl
 	acks  kgo.Acks
 	say   func(string)
 	a     Attempt
@@ -115,7 +115,7 @@ type fault struct {
 	acked map[string]bool
 }
 
-func newFault(cfg brewkit.Config, adm *kadm.Client, nodes brewkit.Nodes, acks kgo.Acks, say func(string)) *fault {
+func newFault(cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl, acks kgo.Acks, say func(string)) *fault {
 	f := &fault{cfg: cfg, adm: adm, nodes: nodes, acks: acks, say: say, a: Attempt{Acks: "1", Sent: Records}, acked: map[string]bool{}}
 	if acks != kgo.LeaderAck() {
 		f.a.Acks = "all"

@@ -20,7 +20,7 @@ func TestAcksOneLosesAcknowledgedWrites(t *testing.T) {
 	env.RequireReal(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := lostack.Run(ctx, env.Config, env.Nodes(t), func(s string) { t.Log(s) })
+	res, err := lostack.Run(ctx, env.Config, env.NodeControl(t), func(s string) { t.Log(s) })
 	require.NoError(t, err)
 	t.Logf("acks=1: %d acknowledged before the crash, %d lost; acks=all: %d before, %d acknowledged in the end, %d lost",
 		res.One.AckedEarly, res.One.Lost, res.All.AckedEarly, res.All.Acked, res.All.Lost)
@@ -39,6 +39,6 @@ func TestSimulationSaysItCannot(t *testing.T) {
 	if !env.Simulated {
 		t.Skip("about the simulation")
 	}
-	_, err := lostack.Run(context.Background(), env.Config, env.Nodes(t), func(string) {})
+	_, err := lostack.Run(context.Background(), env.Config, env.NodeControl(t), func(string) {})
 	require.ErrorIs(t, err, lostack.ErrSimulated)
 }

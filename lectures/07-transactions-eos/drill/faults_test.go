@@ -28,7 +28,7 @@ import (
 func TestExactlyOnceThroughNodeFaults(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	nodes := env.Nodes(t)
+	nodes := env.NodeControl(t)
 	bin := brewtest.BuildCmdAt(t, "../cmd/kitchen")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()

@@ -108,7 +108,7 @@ func sharedLock(t testing.TB) *stand.Lock {
 }
 
 // Exclusive takes the stand lock exclusive until the test ends: no other test
-// uses the cluster meanwhile. Nodes does this itself; call it directly before
+// uses the cluster meanwhile. NodeControl does this itself; call it directly before
 // changing cluster-wide state (leaders of the Brew topics, broker configs).
 func (e *Env) Exclusive(t testing.TB) {
 	t.Helper()
@@ -157,16 +157,16 @@ func client(t testing.TB, cfg brewkit.Config, opts ...kgo.Opt) *kgo.Client {
 	return cl
 }
 
-// Nodes returns node control for the test's cluster: the in-process
+// NodeControl returns node control for the test's cluster: the in-process
 // simulation's, or the stand's. Nodes it pauses are resumed and nodes it stops
 // started again when the test ends, pass or fail, if the test did not do so.
 // It takes the stand lock exclusive, which may wait for other tests that
 // change the cluster (leaders, the Raft leader): call it before the test
 // creates a topic or reads what it will compare.
-func (e *Env) Nodes(t testing.TB) brewkit.Nodes {
+func (e *Env) NodeControl(t testing.TB) brewkit.NodeControl {
 	t.Helper()
 	if e.Sim != nil {
-		n := e.Sim.Nodes()
+		n := e.Sim.NodeControl()
 		t.Cleanup(func() {
 			for id := range e.Sim.Paused() {
 				_ = n.ResumeNode(context.Background(), int(id))

@@ -451,9 +451,9 @@ func (l *trackingListener) Close() error {
 	return err
 }
 
-// Nodes adapts the cluster to brewkit.Nodes. The simulation has no signals:
-// kill and a graceful stop are the same.
-func (c *Cluster) Nodes() brewkit.Nodes { return simNodes{c} }
+// NodeControl adapts the cluster to brewkit.NodeControl. The simulation has
+// no signals: kill and a graceful stop are the same.
+func (c *Cluster) NodeControl() brewkit.NodeControl { return simNodes{c} }
 
 type simNodes struct{ c *Cluster }
 

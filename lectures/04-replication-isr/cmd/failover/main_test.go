@@ -13,7 +13,7 @@ import (
 func TestInterruptSaysWhatItLeavesBehind(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	env.Nodes(t) // holds the stand lock; starts the stopped node again at the end
+	env.NodeControl(t) // holds the stand lock; starts the stopped node again at the end
 	topic := env.FreshTopic(t, "failover-interrupt", 6)
 	res := brewtest.Interrupt(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), func(out string) bool {
 		return strings.Contains(out, "stopped (SIGTERM)")

@@ -21,7 +21,7 @@ import (
 func TestRestartedNodeGetsItsLeadershipBack(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	nodes := env.Nodes(t)
+	nodes := env.NodeControl(t)
 	topic := createLaidOut(t, env)
 	bin := brewtest.BuildCmd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

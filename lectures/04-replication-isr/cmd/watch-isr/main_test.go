@@ -28,7 +28,7 @@ func TestOnceMatchesReadme(t *testing.T) {
 func TestStopBrokerChangesMatchReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	nodes := env.Nodes(t)
+	nodes := env.NodeControl(t)
 	topic := env.FreshTopic(t, "watch-isr", 6) // a fresh topic: each node leads two partitions
 	bin := brewtest.BuildCmd(t)
 	stopped := false

@@ -12,7 +12,7 @@ import (
 func TestInterruptResumesThePausedNode(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
-	env.Nodes(t) // holds the stand lock; resumes anything left paused
+	env.NodeControl(t) // holds the stand lock; resumes anything left paused
 	res := brewtest.Interrupt(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), func(out string) bool {
 		return strings.Contains(out, " paused (") // (SIGSTOP) on native, (docker pause) on docker
 	})
