@@ -139,6 +139,9 @@ func (s *Stand) placement(ctx context.Context, svc Service, f Flavor) (p process
 		if err := kafkaFor(svc, f); err != nil {
 			return nil, "", "", err
 		}
+		if !courseAnswers() {
+			return nil, "", "", fmt.Errorf("%s needs the course cluster, and no node of the %s stand answers: see `make status`, `make restore`", svc.Name, f)
+		}
 	}
 	if f != Docker {
 		return svc.host(s), runsOnHost, onHost, nil
@@ -148,6 +151,10 @@ func (s *Stand) placement(ctx context.Context, svc Service, f Flavor) (p process
 	}
 	return &container{s: s, svc: svc}, runsInContainer, "compose service " + svc.Name + " (" + svc.Image + ")", nil
 }
+
+// courseAnswers reports whether a node of the course cluster answers. A
+// variable, so tests can stand in for the cluster.
+var courseAnswers = func() bool { return answers(brewkit.Default().Brokers) }
 
 // kafkaFor says why svc, a Kafka client, cannot run on the stand f.
 func kafkaFor(svc Service, f Flavor) error {
@@ -194,8 +201,8 @@ func (s *Stand) startService(ctx context.Context, svc Service) error {
 		s.say("stand: %s is already running on %s (%s)", svc.Name, svc.Addr(), detail)
 		return nil
 	}
-	if err := checkPortsFree([]int{svc.Port}); err != nil {
-		return fmt.Errorf("%s cannot start: %w", svc.Name, err)
+	if who := s.portHolder(svc.Port); who != "" {
+		return fmt.Errorf("%s cannot start: %s is held by a process this checkout did not start (%s); stop it first", svc.Name, svc.Addr(), who)
 	}
 	p, how, note, err := s.placement(ctx, svc, s.Current())
 	if err != nil {

@@ -173,6 +173,12 @@ func TestPlacementOnEachStand(t *testing.T) {
 	require.Equal(t, runsOnHost, how)
 	require.Equal(t, "a host process beside the docker stand (postgres:15 cannot be pulled here)", note)
 
+	defer func(f func() bool) { courseAnswers = f }(courseAnswers)
+	courseAnswers = func() bool { return false }
+	_, _, _, err = s.placement(ctx, connectService, Native)
+	require.EqualError(t, err, "connect needs the course cluster, and no node of the native stand answers: see `make status`, `make restore`")
+
+	courseAnswers = func() bool { return true }
 	imageUnavailable = func(context.Context, string) string { return "" }
 	p, how, note, err = s.placement(ctx, connectService, Docker)
 	require.NoError(t, err)
@@ -266,7 +272,7 @@ func TestStartServiceRefusesATakenPort(t *testing.T) {
 	require.NoError(t, err)
 	defer ln.Close()
 	err = s.StartServices(context.Background(), "fake")
-	require.ErrorContains(t, err, "fake cannot start: port "+svc.Addr()+" is already taken")
+	require.ErrorContains(t, err, "fake cannot start: "+svc.Addr()+" is held by a process this checkout did not start (pid ")
 	require.Zero(t, p.starts)
 }
 
