@@ -550,11 +550,11 @@ func checkPortsFree(ports []int) error {
 func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && fi.Mode().IsRegular() }
 func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
 
-// FindUp returns the stand that is up in this checkout, reporting its progress
-// on stderr, for a program that stops, starts or pauses nodes. what says what
-// the program does, for the error when no stand is up: FindUp("the drill stops
-// and starts nodes").
-func FindUp(what string) (*Stand, error) {
+// FindRunning returns the stand that is up in this checkout, reporting its
+// progress on stderr, for a program that stops, starts or pauses nodes. what
+// says what the program does, for the error when no stand is up:
+// FindRunning("the drill stops and starts nodes").
+func FindRunning(what string) (*Stand, error) {
 	s, err := Find()
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func main() {
 }
 
 func run(ctx context.Context, cfg brewkit.Config, c drill.Config, asJSON bool) error {
-	s, err := stand.FindUp("the drill stops and starts nodes")
+	s, err := stand.FindRunning("the drill stops and starts nodes")
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func main() {
 }
 
 func runLive(ctx context.Context, cfg brewkit.Config) error {
-	s, err := stand.FindUp("-live stops and starts nodes")
+	s, err := stand.FindRunning("-live stops and starts nodes")
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func main() {
 }
 
 func runRefuse(ctx context.Context, cfg brewkit.Config, asJSON bool) error {
-	s, err := stand.FindUp("-refuse stops and starts a node")
+	s, err := stand.FindRunning("-refuse stops and starts a node")
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func main() {
 	fc.Exit("errors")
 
 	brewkit.Main("errors", func(ctx context.Context, cfg brewkit.Config) error {
-		s, err := stand.FindUp("it stops and pauses nodes")
+		s, err := stand.FindRunning("it stops and pauses nodes")
 		if err != nil {
 			return err
 		}

@@ -37,7 +37,7 @@ func main() {
 	fc.Exit("idempotence")
 
 	brewkit.Main("idempotence", func(ctx context.Context, cfg brewkit.Config) error {
-		s, err := stand.FindUp("the demo pauses a node")
+		s, err := stand.FindRunning("the demo pauses a node")
 		if err != nil {
 			return err
 		}

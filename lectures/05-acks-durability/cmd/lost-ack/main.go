@@ -30,7 +30,7 @@ func main() {
 	fc.Exit("lost-ack")
 
 	brewkit.Main("lost-ack", func(ctx context.Context, cfg brewkit.Config) error {
-		s, err := stand.FindUp("the demo pauses and kills nodes")
+		s, err := stand.FindRunning("the demo pauses and kills nodes")
 		if err != nil {
 			return err
 		}
