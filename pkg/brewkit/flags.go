@@ -13,7 +13,7 @@ import (
 //	var fc brewkit.FlagCheck
 //	fc.Require(*interval > 0, "interval", *interval, "must be > 0")
 //	fc.NoArgs()
-//	fc.Exit("quorum-status")
+//	fc.ExitOnUsageError("quorum-status")
 type FlagCheck struct {
 	problems []string
 }
@@ -37,9 +37,10 @@ func (c *FlagCheck) NoArgs() {
 	}
 }
 
-// Exit prints each problem as "program: problem" on stderr and exits with
-// status 2, the status of a usage error; with no problems it returns.
-func (c *FlagCheck) Exit(program string) {
+// ExitOnUsageError returns when no problem was noted. Otherwise it prints
+// each problem as "program: problem" on stderr and exits with status 2, the
+// status of a usage error.
+func (c *FlagCheck) ExitOnUsageError(program string) {
 	if len(c.problems) == 0 {
 		return
 	}

@@ -32,7 +32,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(*every >= 200*time.Millisecond, "every", *every, "at least 200ms")
 	fc.NoArgs()
-	fc.Exit("dashboard")
+	fc.ExitOnUsageError("dashboard")
 
 	brewkit.Main("dashboard", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *once, *plain || !isTerminal(), *every)

@@ -34,7 +34,7 @@ KRaft) and DescribeQuorum's Raft leader and voters. The cluster is
 	var fc brewkit.FlagCheck
 	fc.Require(*interval > 0, "interval", *interval, "must be > 0")
 	fc.NoArgs()
-	fc.Exit("quorum-status")
+	fc.ExitOnUsageError("quorum-status")
 
 	brewkit.Main("quorum-status", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *watch, *asJSON, *interval)

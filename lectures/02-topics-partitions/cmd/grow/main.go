@@ -33,7 +33,7 @@ func main() {
 	fc.Require(c.ShrinkTo >= 1 && c.ShrinkTo < c.To, "shrink-to", c.ShrinkTo, fmt.Sprintf("must be between 1 and -to %d, to show the refusal", c.To))
 	fc.Require(c.Keys >= 1, "keys", c.Keys, "must be at least 1")
 	fc.NoArgs()
-	fc.Exit("grow")
+	fc.ExitOnUsageError("grow")
 	brewkit.Main("grow", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := grow.Run(ctx, cfg, c)
 		if err != nil {

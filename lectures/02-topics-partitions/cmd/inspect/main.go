@@ -27,7 +27,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("inspect")
+	fc.ExitOnUsageError("inspect")
 	brewkit.Main("inspect", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *topic, *create, *asJSON)
 	})

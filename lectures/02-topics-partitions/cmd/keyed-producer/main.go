@@ -34,7 +34,7 @@ func main() {
 	fc.Require(c.Count >= 1, "n", c.Count, "must be at least 1")
 	fc.Require(c.Samples >= 0, "samples", c.Samples, "must not be negative")
 	fc.NoArgs()
-	fc.Exit("keyed-producer")
+	fc.ExitOnUsageError("keyed-producer")
 	brewkit.Main("keyed-producer", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := keyed.Run(ctx, cfg, c)
 		if err != nil {

@@ -25,7 +25,7 @@ func main() {
 	if flag.NArg() == 0 {
 		fc.Problem("no key given: partition-of KEY...")
 	}
-	fc.Exit("partition-of")
+	fc.ExitOnUsageError("partition-of")
 	t := brewkit.NewTable(os.Stdout, "KEY", "MURMUR2", "POSITIVE", "PARTITION")
 	for _, k := range flag.Args() {
 		h := partition.Murmur2([]byte(k))

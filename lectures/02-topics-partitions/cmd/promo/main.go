@@ -47,7 +47,7 @@ func main() {
 	fc.Require(c.Consumers >= 1, "consumers", c.Consumers, "must be at least 1")
 	fc.Require(c.Work > 0, "work", c.Work, "must be > 0")
 	fc.NoArgs()
-	fc.Exit("promo")
+	fc.ExitOnUsageError("promo")
 	brewkit.Main("promo", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, c, counts, *asJSON)
 	})

@@ -27,7 +27,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(*limit > 0, "limit", *limit, "must be > 0")
 	fc.NoArgs()
-	fc.Exit("compaction")
+	fc.ExitOnUsageError("compaction")
 	brewkit.Main("compaction", func(ctx context.Context, cfg brewkit.Config) error {
 		say := func(s string) { fmt.Fprintln(os.Stderr, s) }
 		res, err := compaction.Run(ctx, cfg, *limit, say)

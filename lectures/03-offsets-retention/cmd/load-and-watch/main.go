@@ -36,7 +36,7 @@ func main() {
 	fc.Require(c.Work >= 0, "work", c.Work, "must not be negative")
 	fc.Require(c.Duration >= 0, "duration", c.Duration, "must not be negative (0: until Ctrl-C)")
 	fc.NoArgs()
-	fc.Exit("load-and-watch")
+	fc.ExitOnUsageError("load-and-watch")
 	brewkit.Main("load-and-watch", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, c)
 	})

@@ -40,7 +40,7 @@ func main() {
 		fc.Problem("%v", err)
 	}
 	fc.NoArgs()
-	fc.Exit("replay")
+	fc.ExitOnUsageError("replay")
 	brewkit.Main("replay", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *group, *topic, spec, *execute)
 	})

@@ -34,7 +34,7 @@ func main() {
 	fc.Require(c.Segment > 0, "segment", c.Segment, "must be > 0")
 	fc.Require(c.Duration > 0, "duration", c.Duration, "must be > 0")
 	fc.NoArgs()
-	fc.Exit("retention")
+	fc.ExitOnUsageError("retention")
 	brewkit.Main("retention", func(ctx context.Context, cfg brewkit.Config) error {
 		say := func(s string) {
 			if !*asJSON {

@@ -38,7 +38,7 @@ func main() {
 	fc.Require(c.Steady > 0, "steady", c.Steady, "must be > 0")
 	fc.Require(c.Partition >= 0, "partition", c.Partition, "must not be negative")
 	fc.NoArgs()
-	fc.Exit("failover")
+	fc.ExitOnUsageError("failover")
 
 	brewkit.Main("failover", func(ctx context.Context, cfg brewkit.Config) error {
 		// Not a quiet stop: the drill may have left nodes stopped.

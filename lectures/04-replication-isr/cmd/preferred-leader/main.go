@@ -24,7 +24,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("preferred-leader")
+	fc.ExitOnUsageError("preferred-leader")
 	brewkit.Main("preferred-leader", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *topic, *dry)
 	})

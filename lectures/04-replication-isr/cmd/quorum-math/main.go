@@ -25,7 +25,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(*n >= 1 && *n <= 99, "nodes", *n, "must be between 1 and 99")
 	fc.NoArgs()
-	fc.Exit("quorum-math")
+	fc.ExitOnUsageError("quorum-math")
 	quorummath.PrintTable(os.Stdout, quorummath.Rows(*n))
 	if !*live {
 		return

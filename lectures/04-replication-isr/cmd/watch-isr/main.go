@@ -30,7 +30,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(*interval > 0, "interval", *interval, "must be > 0")
 	fc.NoArgs()
-	fc.Exit("watch-isr")
+	fc.ExitOnUsageError("watch-isr")
 	brewkit.Main("watch-isr", func(ctx context.Context, cfg brewkit.Config) error {
 		return run(ctx, cfg, *topic, *create, *once, *asJSON, *interval)
 	})

@@ -34,7 +34,7 @@ func main() {
 	fc.Require(c.Size >= 1, "size", c.Size, "must be at least 1")
 	fc.Require(c.Partitions >= 1, "partitions", c.Partitions, "must be at least 1")
 	fc.NoArgs()
-	fc.Exit("acks")
+	fc.ExitOnUsageError("acks")
 
 	brewkit.Main("acks", func(ctx context.Context, cfg brewkit.Config) error {
 		say := func(s string) { fmt.Fprintln(os.Stderr, s) }

@@ -26,7 +26,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(*n >= 3, "n", *n, "must be at least 3 (the 3rd order is the one too large)")
 	fc.NoArgs()
-	fc.Exit("delivery")
+	fc.ExitOnUsageError("delivery")
 	brewkit.Main("delivery", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := delivery.Run(ctx, cfg, *n)
 		if err != nil {

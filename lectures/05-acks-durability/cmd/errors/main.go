@@ -25,7 +25,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("errors")
+	fc.ExitOnUsageError("errors")
 
 	brewkit.Main("errors", func(ctx context.Context, cfg brewkit.Config) error {
 		s, err := stand.FindRunning("it stops and pauses nodes")

@@ -34,7 +34,7 @@ func main() {
 	fc.Require(c.Pause > c.RequestTimeout, "pause", c.Pause, "must be longer than -request-timeout, or nothing times out")
 	fc.Require(c.RequestTimeout > 0, "request-timeout", c.RequestTimeout, "must be > 0")
 	fc.NoArgs()
-	fc.Exit("idempotence")
+	fc.ExitOnUsageError("idempotence")
 
 	brewkit.Main("idempotence", func(ctx context.Context, cfg brewkit.Config) error {
 		s, err := stand.FindRunning("the demo pauses a node")

@@ -27,7 +27,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("lost-ack")
+	fc.ExitOnUsageError("lost-ack")
 
 	brewkit.Main("lost-ack", func(ctx context.Context, cfg brewkit.Config) error {
 		s, err := stand.FindRunning("the demo pauses and kills nodes")

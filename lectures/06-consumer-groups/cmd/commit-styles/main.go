@@ -43,7 +43,7 @@ func main() {
 	fc.Require(c.Records >= 2, "records", c.Records, "must be at least 2")
 	fc.Require(c.CrashAfter >= 1 && c.CrashAfter < c.Records, "crash-after", c.CrashAfter, "must be between 1 and -records minus 1")
 	fc.NoArgs()
-	fc.Exit("commit-styles")
+	fc.ExitOnUsageError("commit-styles")
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "commit-styles:", err)

@@ -39,7 +39,7 @@ func main() {
 	fc.Require(c.Rate >= 1, "rate", c.Rate, "must be at least 1")
 	fc.Require(c.Work >= 0, "work", c.Work, "must not be negative")
 	fc.NoArgs()
-	fc.Exit("demo-rebalance")
+	fc.ExitOnUsageError("demo-rebalance")
 	c.Protocol = p
 	self, err := os.Executable()
 	if err != nil {

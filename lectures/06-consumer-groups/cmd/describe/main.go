@@ -26,7 +26,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(*group != "", "group", `""`, "name a group")
 	fc.NoArgs()
-	fc.Exit("describe")
+	fc.ExitOnUsageError("describe")
 	brewkit.Main("describe", func(ctx context.Context, cfg brewkit.Config) error {
 		cl, adm, err := brewkit.Connect(ctx, cfg)
 		if err != nil {

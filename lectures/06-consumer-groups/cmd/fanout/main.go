@@ -31,7 +31,7 @@ func main() {
 	fc.Require(err == nil, "protocol", *proto, "use eager, cooperative or consumer")
 	fc.Require(c.Orders >= 1, "orders", c.Orders, "must be at least 1")
 	fc.NoArgs()
-	fc.Exit("fanout")
+	fc.ExitOnUsageError("fanout")
 	c.Protocol = p
 	brewkit.Main("fanout", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := fanout.Run(ctx, cfg, c)

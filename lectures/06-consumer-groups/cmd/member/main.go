@@ -39,7 +39,7 @@ func main() {
 	fc.Require(err == nil, "protocol", *proto, "use eager, cooperative or consumer")
 	fc.Require(m.Work >= 0, "work", m.Work, "must not be negative")
 	fc.NoArgs()
-	fc.Exit("member")
+	fc.ExitOnUsageError("member")
 	m.Protocol = p
 
 	brewkit.Main("member", func(ctx context.Context, cfg brewkit.Config) error {

@@ -43,7 +43,7 @@ func main() {
 		protocols = []groups.Protocol{p}
 	}
 	fc.NoArgs()
-	fc.Exit("rebalance-timeline")
+	fc.ExitOnUsageError("rebalance-timeline")
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rebalance-timeline:", err)

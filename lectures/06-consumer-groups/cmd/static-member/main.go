@@ -24,7 +24,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("static-member")
+	fc.ExitOnUsageError("static-member")
 	brewkit.Main("static-member", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := static.Run(ctx, cfg, func(s string) { fmt.Fprintln(os.Stderr, s) })
 		if err != nil {

@@ -36,7 +36,7 @@ func main() {
 	k, err := kitchenCommand(*kitchen)
 	fc.Require(err == nil, "kitchen", *kitchen, fmt.Sprint(err))
 	fc.NoArgs()
-	fc.Exit("crash-drill")
+	fc.ExitOnUsageError("crash-drill")
 	c.Kitchen = []string{k}
 
 	brewkit.Main("crash-drill", func(ctx context.Context, cfg brewkit.Config) error {

@@ -42,7 +42,7 @@ func main() {
 	fc.Require(c.Idle >= 0, "idle", c.Idle, "must not be negative")
 	fc.Require(c.ID != "", "id", c.ID, "must not be empty")
 	fc.NoArgs()
-	fc.Exit("kitchen")
+	fc.ExitOnUsageError("kitchen")
 	c.CrashAt = st
 
 	brewkit.Main("kitchen", func(ctx context.Context, cfg brewkit.Config) error {

@@ -26,7 +26,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("read-committed")
+	fc.ExitOnUsageError("read-committed")
 	brewkit.Main("read-committed", func(ctx context.Context, cfg brewkit.Config) error {
 		cl, adm, err := brewkit.Connect(ctx, cfg)
 		if err != nil {

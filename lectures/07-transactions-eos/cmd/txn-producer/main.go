@@ -29,7 +29,7 @@ func main() {
 	fc.Require(c.AbortEvery >= 0, "abort-every", c.AbortEvery, "must not be negative")
 	fc.Require(c.ID != "", "id", c.ID, "must not be empty")
 	fc.NoArgs()
-	fc.Exit("txn-producer")
+	fc.ExitOnUsageError("txn-producer")
 	c.FirstOrder = time.Now().Unix() % 1e6 * 10 // fresh order ids on every run
 	brewkit.Main("txn-producer", func(ctx context.Context, cfg brewkit.Config) error {
 		fmt.Printf("transactional id %s: %s + %s\n", c.ID, c.Orders, c.Payments)

@@ -27,7 +27,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("verify")
+	fc.ExitOnUsageError("verify")
 	brewkit.Main("verify", func(ctx context.Context, cfg brewkit.Config) error {
 		rep, err := kitchen.Verify(ctx, cfg, *in, *out)
 		if err != nil {

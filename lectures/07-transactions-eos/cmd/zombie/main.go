@@ -27,7 +27,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("zombie")
+	fc.ExitOnUsageError("zombie")
 	brewkit.Main("zombie", func(ctx context.Context, cfg brewkit.Config) error {
 		cl, adm, err := brewkit.Connect(ctx, cfg)
 		if err != nil {

@@ -39,7 +39,7 @@ func main() {
 	fc.Require(c.Tickets >= 1, "tickets", c.Tickets, "must be at least 1")
 	fc.Require(c.Work >= 0, "work", c.Work, "must not be negative")
 	fc.NoArgs()
-	fc.Exit("baristas")
+	fc.ExitOnUsageError("baristas")
 	c.Partitions = int32(*partitions)
 	say := func(s string) { fmt.Fprintln(os.Stderr, s) }
 	brewkit.Main("baristas", func(ctx context.Context, cfg brewkit.Config) error {

@@ -39,7 +39,7 @@ func main() {
 	}
 	fc.Require(c.Lock >= 1e9, "lock", c.Lock, "must be at least 1s")
 	fc.NoArgs()
-	fc.Exit("crash")
+	fc.ExitOnUsageError("crash")
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash:", err)

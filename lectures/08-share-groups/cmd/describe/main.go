@@ -24,7 +24,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("describe")
+	fc.ExitOnUsageError("describe")
 	brewkit.Main("describe", func(ctx context.Context, cfg brewkit.Config) (err error) {
 		var g describe.Group
 		if *group == "" {

@@ -28,7 +28,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(c.Limit >= 2 && c.Limit <= 10, "limit", c.Limit, "Kafka takes a group delivery limit from 2 to 10")
 	fc.NoArgs()
-	fc.Exit("poison")
+	fc.ExitOnUsageError("poison")
 	brewkit.Main("poison", func(ctx context.Context, cfg brewkit.Config) error {
 		r, err := poison.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(os.Stderr, s) })
 		if err != nil {

@@ -56,7 +56,7 @@ func main() {
 	fc.Require(err == nil, "compression", c.Compression, "use none, gzip, snappy, lz4 or zstd")
 	fc.Require(!c.Idempotent || c.MaxInflight == 5, "in-flight", c.MaxInflight, "an idempotent franz-go producer keeps 5 (add -idempotent=false)")
 	fc.NoArgs()
-	fc.Exit("bench")
+	fc.ExitOnUsageError("bench")
 	brewkit.Main("bench", func(ctx context.Context, cfg brewkit.Config) error {
 		r, err := bench.Run(ctx, cfg, c)
 		if err != nil {

@@ -24,7 +24,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("chart")
+	fc.ExitOnUsageError("chart")
 	if err := draw(*dir); err != nil {
 		fmt.Fprintln(os.Stderr, "chart:", err)
 		os.Exit(1)

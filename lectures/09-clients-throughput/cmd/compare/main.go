@@ -48,7 +48,7 @@ func main() {
 	_, cerr := compare.Codecs(w.Compression)
 	fc.Require(cerr == nil, "compression", w.Compression, "use none, gzip, snappy, lz4 or zstd")
 	fc.NoArgs()
-	fc.Exit("compare")
+	fc.ExitOnUsageError("compare")
 	brewkit.Main("compare", func(ctx context.Context, cfg brewkit.Config) error {
 		res, err := compare.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(os.Stderr, s) })
 		if err != nil {

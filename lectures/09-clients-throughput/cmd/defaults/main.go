@@ -18,7 +18,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
-	fc.Exit("defaults")
+	fc.ExitOnUsageError("defaults")
 	rows, err := defaults.Read()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "defaults:", err)

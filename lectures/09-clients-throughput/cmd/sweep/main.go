@@ -26,7 +26,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(c.Base.Records >= 100, "records", c.Base.Records, "must be at least 100")
 	fc.NoArgs()
-	fc.Exit("sweep")
+	fc.ExitOnUsageError("sweep")
 	brewkit.Main("sweep", func(ctx context.Context, cfg brewkit.Config) error {
 		r, err := sweep.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(os.Stderr, s) })
 		if err != nil {
