@@ -1,13 +1,20 @@
 // Package brewtest gives every lecture's tests a cluster and the checks the
-// course's two test tiers share.
+// course's four test tiers share:
 //
-// Containers (`make test-containers`, or BREW_CLUSTER=containers go test):
-// the course cluster in Docker containers, started with testcontainers-go.
+//   - fast (`make test`): with no KAFKA_BOOTSTRAP, each test gets its own
+//     in-process simulated cluster (package sim), and a test of what only
+//     real Kafka does skips;
+//   - real (`make test-real`): BREW_REQUIRE_REAL=1 and KAFKA_BOOTSTRAP point
+//     the tests at the native stand, and a test that needs real Kafka fails
+//     instead of skipping when it is not there;
+//   - docker (`make test-docker`): the same on the docker stand;
+//   - containers (`make test-containers`, or BREW_CLUSTER=containers go
+//     test): the course cluster in Docker containers, started with
+//     testcontainers-go.
 //
-// Fast tier (`make test`): with no KAFKA_BOOTSTRAP, each test gets its own
-// in-process simulated cluster (package sim). Real tier (`make test-real`):
-// BREW_REQUIRE_REAL=1 and KAFKA_BOOTSTRAP point the tests at the native stand,
-// and a test that needs real Kafka fails instead of skipping when it is not there.
+// On a stand of this checkout every test holds the stand lock shared, and a
+// test that stops, starts or pauses nodes (NodeControl) or changes
+// cluster-wide state (Exclusive) holds it alone.
 package brewtest
 
 import (
@@ -26,11 +33,11 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
 )
 
-// EnvRequireReal makes a missing real Kafka a test failure instead of a skip.
-const EnvRequireReal = "BREW_REQUIRE_REAL"
+// envRequireReal makes a missing real Kafka a test failure instead of a skip.
+const envRequireReal = "BREW_REQUIRE_REAL"
 
 // RequireRealSet reports whether BREW_REQUIRE_REAL=1.
-func RequireRealSet() bool { return os.Getenv(EnvRequireReal) == "1" }
+func RequireRealSet() bool { return os.Getenv(envRequireReal) == "1" }
 
 // Env is the cluster one test talks to.
 type Env struct {
@@ -49,7 +56,7 @@ const LockWait = 20 * time.Minute
 // the test ends.
 func Cluster(t testing.TB) *Env {
 	t.Helper()
-	if Containers() {
+	if inContainers() {
 		containersBootstrap(t)
 	}
 	if os.Getenv(brewkit.EnvBootstrap) != "" || RequireRealSet() {
@@ -61,7 +68,7 @@ func Cluster(t testing.TB) *Env {
 		// a node stopped, or the whole stand down and up again (the docker
 		// tier's down/reset test); the cluster is whole once it is ours.
 		var lock *stand.Lock
-		if !Containers() {
+		if !inContainers() {
 			lock = sharedLock(t)
 		}
 		cl := client(t, cfg)

@@ -77,16 +77,10 @@ func RunCmd(t testing.TB, bin, bootstrap string, args ...string) (stdout, stderr
 	return o.String(), e.String(), 0
 }
 
-var (
-	topicName = regexp.MustCompile(`brew\.[\w.-]*\w`)
-	shareBars = regexp.MustCompile(`#+`)
-)
+var topicName = regexp.MustCompile(`brew\.[\w.-]*\w`)
 
-// Names blanks topic and group names (brew.…), which tests choose fresh.
-func Names(s string) string { return topicName.ReplaceAllString(s, "NAME") }
-
-// Bars blanks the length of share bars (####).
-func Bars(s string) string { return shareBars.ReplaceAllString(s, "#") }
+// blankNames blanks topic and group names (brew.…), which tests choose fresh.
+func blankNames(s string) string { return topicName.ReplaceAllString(s, "NAME") }
 
 // Running is a program a test started in the background.
 type Running struct {
@@ -128,8 +122,8 @@ func (r *Running) Stdout() string { return r.out.String() }
 func (r *Running) Stderr() string { return r.errOut.String() }
 func (r *Running) Output() string { return r.all.String() }
 
-// Signal sends sig to the program.
-func (r *Running) Signal(t testing.TB, sig os.Signal) {
+// signal sends sig to the program.
+func (r *Running) signal(t testing.TB, sig os.Signal) {
 	t.Helper()
 	if err := r.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -166,7 +160,7 @@ func Interrupt(t testing.TB, bin, bootstrap string, ready func(output string) bo
 		s := r.Output()
 		return ready(s), s
 	})
-	r.Signal(t, os.Interrupt)
+	r.signal(t, os.Interrupt)
 	sent := time.Now()
 	limit := brewkit.StopGrace + 500*time.Millisecond
 	code := r.Wait(t, time.Minute)

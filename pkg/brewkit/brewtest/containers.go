@@ -15,14 +15,14 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
 )
 
-// EnvCluster picks where tests get their cluster: "containers" starts the
+// envCluster picks where tests get their cluster: "containers" starts the
 // course cluster in Docker containers with testcontainers-go, so `go test
 // ./...` in a lecture needs only Docker, no `make up`. Unset: KAFKA_BOOTSTRAP,
 // else the in-process simulation.
-const EnvCluster = "BREW_CLUSTER"
+const envCluster = "BREW_CLUSTER"
 
-// Containers reports whether BREW_CLUSTER=containers.
-func Containers() bool { return os.Getenv(EnvCluster) == "containers" }
+// inContainers reports whether BREW_CLUSTER=containers.
+func inContainers() bool { return os.Getenv(envCluster) == "containers" }
 
 // The containers live in a helper process, `brewcontainers serve`, so that
 // testcontainers-go and its Docker client stay out of every module that
@@ -104,7 +104,7 @@ func startContainers() (string, error) {
 // control or Kafka's tools, which a testcontainers cluster does not offer.
 func noStandInContainers(t testing.TB) {
 	t.Helper()
-	if Containers() {
+	if inContainers() {
 		t.Skip("stops, starts or pauses nodes, or runs Kafka's tools: needs the course stand (`make test-real`), not BREW_CLUSTER=containers")
 	}
 }
@@ -114,7 +114,7 @@ func noStandInContainers(t testing.TB) {
 // 19093 and 19094, node by node, so that a README block showing the stand's
 // addresses compares the rest of the output value for value.
 func contractPorts(t testing.TB, out string) string {
-	if !Containers() {
+	if !inContainers() {
 		return out
 	}
 	addrs := strings.Split(os.Getenv(brewkit.EnvBootstrap), ",")

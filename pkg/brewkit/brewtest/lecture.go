@@ -13,14 +13,15 @@ import (
 
 // CheckLecture holds a lecture module to the course's rules; call it from a
 // test in the lecture's root folder. Its README.md and README.en.md pass
-// CheckReadme and agree block for block, and no program under cmd/ links the
+// checkReadme and agree block for block, its steps.txt agrees with its
+// Makefile and READMEs (checkSteps), and no program under cmd/ links the
 // simulation (kfake), which is for tests and the embedded stand only.
 func CheckLecture(t *testing.T) {
 	t.Helper()
-	CheckReadme(t, "README.md")
-	CheckReadme(t, "README.en.md")
-	TranslationAgrees(t, "README.md", "README.en.md")
-	CheckSteps(t)
+	checkReadme(t, "README.md")
+	checkReadme(t, "README.en.md")
+	translationAgrees(t, "README.md", "README.en.md")
+	checkSteps(t)
 
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/...").CombinedOutput()
 	if err != nil {
@@ -33,12 +34,12 @@ func CheckLecture(t *testing.T) {
 	}
 }
 
-// CheckSteps holds the lecture's walk-through (steps.txt, which `make tour`
+// checkSteps holds the lecture's walk-through (steps.txt, which `make tour`
 // runs) to its Makefile and READMEs: every step's command is a target of the
 // Makefile, and each README's steps block (between <!-- steps: ... --> and
 // <!-- /steps -->) is the list steps.txt makes, so the tour, the README and
 // the tests cannot drift apart. BREW_UPDATE_STEPS=1 rewrites the blocks.
-func CheckSteps(t *testing.T) {
+func checkSteps(t *testing.T) {
 	t.Helper()
 	l, err := steps.Read(steps.File)
 	if err != nil {

@@ -26,7 +26,7 @@ import (
 //   - either, with a range the lesson depends on: "LAG 0..2000", "lost 0..0";
 //   - a kind of word that differs in every run: names (brew.… topic and group
 //     names, chosen fresh), durations (1.5s, 198ms), clock (15:04:05.000),
-//     bars (#### share bars), lists ([0 60 121], lists of numbers of any length),
+//     lists ([0 60 121], lists of numbers of any length),
 //     stand ("the native stand": whichever of the three stands is up),
 //     endpoints (CONTROLLER://127.0.0.1:39092: a listener's host and port, which
 //     differ between the native and the docker stand).
@@ -36,7 +36,7 @@ import (
 // each line must appear, in order, with any lines between them.
 //
 // A block that shows no program's output (a diagram) is marked
-// <!-- not-output: why -->. CheckReadme holds a README to these rules.
+// <!-- not-output: why -->. checkReadme holds a README to these rules.
 
 // Block is one marked text block of a README.
 type Block struct {
@@ -52,10 +52,10 @@ var (
 	textFenceRe = regexp.MustCompile("^(\\s*)```text\\s*$")
 )
 
-// ReadmeBlocks parses every marked block of the README at path. It fails the
+// readmeBlocks parses every marked block of the README at path. It fails the
 // test on a marker not followed directly by a text block, and on a text block
 // without a marker.
-func ReadmeBlocks(t testing.TB, path string) []Block {
+func readmeBlocks(t testing.TB, path string) []Block {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -157,7 +157,7 @@ func parseMarker(s string, b *Block) error {
 // ReadmeBlock returns the block of that name from the README at path.
 func ReadmeBlock(t testing.TB, path, name string) Block {
 	t.Helper()
-	for _, b := range ReadmeBlocks(t, path) {
+	for _, b := range readmeBlocks(t, path) {
 		if b.Name == name {
 			return b
 		}
@@ -172,13 +172,13 @@ func MatchesReadme(t testing.TB, readme, name, got string) {
 	t.Helper()
 	b := ReadmeBlock(t, readme, name)
 	got = contractPorts(t, got)
-	if err := b.Match(got); err != nil {
+	if err := b.match(got); err != nil {
 		t.Fatalf("output differs from README block %q: %v\n--- README (vary: %s):\n%s--- got:\n%s", name, err, strings.Join(b.Vary, ", "), b.Text, got)
 	}
 }
 
-// Match reports how got differs from the block, or nil.
-func (b Block) Match(got string) error {
+// match reports how got differs from the block, or nil.
+func (b Block) match(got string) error {
 	kinds, items := splitKinds(b.Vary)
 	want := b.Text
 	for _, k := range kinds {
@@ -219,10 +219,9 @@ func (b Block) Match(got string) error {
 
 // The kinds of words that vary in every run.
 var kinds = map[string]func(string) string{
-	"names":     Names,
-	"durations": Durations,
+	"names":     blankNames,
+	"durations": blankDurations,
 	"clock":     func(s string) string { return clockRe.ReplaceAllString(s, "CLOCK") },
-	"bars":      Bars,
 	"lists":     func(s string) string { return listRe.ReplaceAllString(s, "[LIST]") },
 	"stand":     func(s string) string { return standRe.ReplaceAllString(s, "the STAND stand") },
 	"endpoints": func(s string) string { return endpointRe.ReplaceAllString(s, "${1}://HOST:PORT") },
@@ -502,13 +501,13 @@ func isLetter(r rune) bool {
 	return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
 }
 
-// Mutations returns the block's text with one number changed, once for each
+// mutations returns the block's text with one number changed, once for each
 // number that no vary item can cover, by a rule simpler than the matcher's
-// own: the number's line is not changed by a kind (names, durations, clock,
-// bars), no vary item appears before the number on its line, and it is not
-// in a table (from a header naming a vary item to the next blank line). CheckReadme asserts
-// that the block matches none of them.
-func (b Block) Mutations() []string {
+// own: the number's line is not changed by a kind the block declares (names,
+// durations, ...), no vary item appears before the number on its line, and it
+// is not in a table (from a header naming a vary item to the next blank
+// line). checkReadme asserts that the block matches none of them.
+func (b Block) mutations() []string {
 	var out []string
 	kindsOf, items := splitKinds(b.Vary)
 	lines := strings.Split(strings.TrimRight(b.Text, "\n"), "\n")
@@ -563,20 +562,20 @@ func namesColumn(head string, items []varyItem) bool {
 	return false
 }
 
-// CheckReadme holds a README's marked blocks to the rules: every text block
+// checkReadme holds a README's marked blocks to the rules: every text block
 // is marked, each marker sits right above its block, each block matches
 // itself under its own vary clause, and changing any number the block does not
 // declare to vary makes it fail.
-func CheckReadme(t *testing.T, path string) []Block {
+func checkReadme(t *testing.T, path string) []Block {
 	t.Helper()
-	blocks := ReadmeBlocks(t, path)
+	blocks := readmeBlocks(t, path)
 	for _, b := range blocks {
-		if err := b.Match(b.Text); err != nil {
+		if err := b.match(b.Text); err != nil {
 			t.Errorf("%s: block %q does not match itself: %v", path, b.Name, err)
 			continue
 		}
-		for _, m := range b.Mutations() {
-			if b.Match(m) == nil {
+		for _, m := range b.mutations() {
+			if b.match(m) == nil {
 				t.Errorf("%s: block %q still matches with a number changed:\n%s", path, b.Name, m)
 			}
 		}
@@ -584,13 +583,13 @@ func CheckReadme(t *testing.T, path string) []Block {
 	return blocks
 }
 
-// TranslationAgrees fails the test unless the translation (README.en.md) has
+// translationAgrees fails the test unless the translation (README.en.md) has
 // the same marked blocks, markers and text, as the README, which the lecture's
 // tests hold the programs to.
-func TranslationAgrees(t testing.TB, readme, translation string) {
+func translationAgrees(t testing.TB, readme, translation string) {
 	t.Helper()
-	want := ReadmeBlocks(t, readme)
-	got := ReadmeBlocks(t, translation)
+	want := readmeBlocks(t, readme)
+	got := readmeBlocks(t, translation)
 	if len(got) != len(want) {
 		t.Fatalf("%s has %d marked blocks, %s has %d", translation, len(got), readme, len(want))
 	}

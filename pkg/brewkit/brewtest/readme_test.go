@@ -36,7 +36,7 @@ func TestBlockMatchesWhatVaries(t *testing.T) {
 		b.Text,
 		"RaftLeader:  1  (after 198ms)\nBrokers:     3\n\nNODE  ROLE                        LAG\n1     broker + active controller  100\n2     voter, not answering        0\n",
 	} {
-		if err := b.Match(ok); err != nil {
+		if err := b.match(ok); err != nil {
 			t.Errorf("should match: %v\n%s", err, ok)
 		}
 	}
@@ -48,7 +48,7 @@ func TestBlockMatchesWhatVaries(t *testing.T) {
 		b.Text + "3     voter           0\n":                           "one more line",
 		strings.Replace(b.Text, "(after 1.5s)", "(before 1.5s)", 1):    "a word",
 	} {
-		if err := b.Match(bad); err == nil {
+		if err := b.match(bad); err == nil {
 			t.Errorf("should not match (%s):\n%s", why, bad)
 		}
 	}
@@ -56,14 +56,14 @@ func TestBlockMatchesWhatVaries(t *testing.T) {
 
 func TestMutationsChangeOnlyLiteralNumbers(t *testing.T) {
 	b := sampleBlock(t)
-	ms := b.Mutations()
+	ms := b.mutations()
 	// Literal: "Brokers: 3" only. The RaftLeader line has a duration; the
 	// table's paragraph names varying columns, so its rows are left out.
 	if len(ms) != 1 || !strings.Contains(ms[0], "Brokers:     4") {
 		t.Fatalf("mutations: %q", ms)
 	}
 	for _, m := range ms {
-		if b.Match(m) == nil {
+		if b.match(m) == nil {
 			t.Errorf("a changed literal number still matches:\n%s", m)
 		}
 	}
@@ -88,7 +88,7 @@ func TestMarkerRules(t *testing.T) {
 		t.Fatalf("got %+v, %v", bs, err)
 	}
 	b := Block{Name: "v", Text: "a 1\n", Vary: []string{"nowhere"}}
-	if err := b.Match("a 1\n"); err == nil || !strings.Contains(err.Error(), "matches no column and no label") {
+	if err := b.match("a 1\n"); err == nil || !strings.Contains(err.Error(), "matches no column and no label") {
 		t.Errorf("an unused vary item: %v", err)
 	}
 }
@@ -96,16 +96,16 @@ func TestMarkerRules(t *testing.T) {
 func TestExcerpt(t *testing.T) {
 	b := Block{Name: "e", Text: "CLOCK p1 leader 2 -> 1\nCLOCK p2 leader 2 -> 3\n", Vary: []string{"clock"}, Excerpt: true}
 	b.Text = "04:49:12.583 p1 leader 2 -> 1\n04:49:12.583 p2 leader 2 -> 3\n"
-	if err := b.Match("10:00:00.000 p0 isr [1 2 3] -> [1 3]\n10:00:00.001 p1 leader 2 -> 1\nx\n10:00:00.002 p2 leader 2 -> 3\n"); err != nil {
+	if err := b.match("10:00:00.000 p0 isr [1 2 3] -> [1 3]\n10:00:00.001 p1 leader 2 -> 1\nx\n10:00:00.002 p2 leader 2 -> 3\n"); err != nil {
 		t.Error(err)
 	}
-	if err := b.Match("10:00:00.002 p2 leader 2 -> 3\n10:00:00.001 p1 leader 2 -> 1\n"); err == nil {
+	if err := b.match("10:00:00.002 p2 leader 2 -> 3\n10:00:00.001 p1 leader 2 -> 1\n"); err == nil {
 		t.Error("an excerpt keeps its order")
 	}
 }
 
 func TestDurations(t *testing.T) {
-	got := Durations("elected after 198ms, full after 1m2.5s, slowest 1.234s (0 waited over 1s)")
+	got := blankDurations("elected after 198ms, full after 1m2.5s, slowest 1.234s (0 waited over 1s)")
 	want := "elected after DURATION, full after DURATION, slowest DURATION (0 waited over DURATION)"
 	if got != want {
 		t.Fatalf("got %q", got)
@@ -114,24 +114,24 @@ func TestDurations(t *testing.T) {
 
 func TestListsAfterALabel(t *testing.T) {
 	b := Block{Name: "l", Text: "ISR shrank [1 2 3] -> [1 2] after x\n", Vary: []string{"->"}}
-	if err := b.Match("ISR shrank [1 2 3] -> [2 3] after x\n"); err != nil {
+	if err := b.match("ISR shrank [1 2 3] -> [2 3] after x\n"); err != nil {
 		t.Error(err)
 	}
-	if err := b.Match("ISR shrank [1 3] -> [1 2] after x\n"); err == nil {
+	if err := b.match("ISR shrank [1 3] -> [1 2] after x\n"); err == nil {
 		t.Error("a list before the label is literal")
 	}
 }
 
 func TestColumnForOneRow(t *testing.T) {
 	b := Block{Name: "r", Text: "MODE  STORED  DUPLICATED\noff   103     3\non    100     0\n", Vary: []string{"STORED@off", "DUPLICATED@off 1..1000"}}
-	if err := b.Match("MODE  STORED  DUPLICATED\noff   120     20\non    100     0\n"); err != nil {
+	if err := b.match("MODE  STORED  DUPLICATED\noff   120     20\non    100     0\n"); err != nil {
 		t.Error(err)
 	}
 	for _, bad := range []string{
 		"MODE  STORED  DUPLICATED\noff   100     0\non    100     0\n",
 		"MODE  STORED  DUPLICATED\noff   103     3\non    101     1\n",
 	} {
-		if b.Match(bad) == nil {
+		if b.match(bad) == nil {
 			t.Errorf("should not match:\n%s", bad)
 		}
 	}
@@ -140,10 +140,10 @@ func TestColumnForOneRow(t *testing.T) {
 // A name blanked to NAME must not shift the columns after it.
 func TestColumnsStayWhereTheBlockHasThem(t *testing.T) {
 	b := Block{Name: "c", Text: "TOPIC                 PART  MEMBER\nbrew.test.topic-12345  0     m-abc\n", Vary: []string{"names", "MEMBER"}}
-	if err := b.Match("TOPIC                PART  MEMBER\nbrew.test.topic-9876  0     m-xyz-longer\n"); err != nil {
+	if err := b.match("TOPIC                PART  MEMBER\nbrew.test.topic-9876  0     m-xyz-longer\n"); err != nil {
 		t.Error(err)
 	}
-	if b.Match("TOPIC                PART  MEMBER\nbrew.test.topic-9876  1     m-xyz\n") == nil {
+	if b.match("TOPIC                PART  MEMBER\nbrew.test.topic-9876  1     m-xyz\n") == nil {
 		t.Error("PART is literal")
 	}
 }

@@ -9,9 +9,9 @@ import (
 
 var duration = regexp.MustCompile(`(\d+(\.\d+)?(ms|µs|ns|h|m|s))+`)
 
-// Durations blanks Go durations (1.5s, 198ms, 1m2s): the kind "durations" of
+// blankDurations blanks Go durations (1.5s, 198ms, 1m2s): the kind "durations" of
 // a README block's vary clause.
-func Durations(s string) string { return duration.ReplaceAllString(s, "DURATION") }
+func blankDurations(s string) string { return duration.ReplaceAllString(s, "DURATION") }
 
 // WithoutSimNote drops the lines a program adds on the simulation, which
 // start with "(embedded simulation", so one README block serves both tiers.
