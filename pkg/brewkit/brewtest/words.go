@@ -14,7 +14,8 @@ var duration = regexp.MustCompile(`(\d+(\.\d+)?(ms|µs|ns|h|m|s))+`)
 func blankDurations(s string) string { return duration.ReplaceAllString(s, "DURATION") }
 
 // WithoutSimNote drops the lines a program adds on the simulation, which
-// start with "(embedded simulation", so one README block serves both tiers.
+// start with "(embedded simulation", so one README block serves the
+// simulation and real Kafka.
 func WithoutSimNote(s string) string {
 	var keep []string
 	for _, l := range strings.Split(s, "\n") {
