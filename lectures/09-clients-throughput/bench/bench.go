@@ -251,7 +251,7 @@ func produce(ctx context.Context, cfg brewkit.Config, c Config, topic string) (p
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l, err := perf.Send(ctx, cl, topic, values, n, 0, bar)
+			l, err := perf.Send(ctx, cl, topic, values, perf.Workload{Records: n}, bar)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && firstErr == nil {

@@ -122,7 +122,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	// paced is the latency round's run of a client: produce only, at c.Rate.
 	paced := func(client Client) (perf.Phase, error) {
 		w := c.Workload
-		w.Records, w.Rate = c.PacedRecords, c.Rate
+		// A second of warm-up first, sent at the rate and left out.
+		w.Records, w.Rate, w.Warmup = c.Rate+c.PacedRecords, c.Rate, c.Rate
 		topic := fmt.Sprintf("brew.compare.paced.%d", rand.Uint32()%1e9)
 		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: w.Partitions, RF: 3, Retention: time.Hour}); err != nil {
 			return perf.Phase{}, err
@@ -137,6 +138,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		if err != nil {
 			return p, fmt.Errorf("%s producing at %d records/s: %w", client.Name(), w.Rate, err)
 		}
+		p.Records = c.PacedRecords // the measured ones, as Java's steady-state line counts
 		return p, nil
 	}
 

@@ -56,7 +56,7 @@ func (Confluent) Produce(ctx context.Context, cfg brewkit.Config, topic string, 
 				if e.TopicPartition.Error != nil && firstErr == nil {
 					firstErr = e.TopicPartition.Error
 				}
-				lat = append(lat, time.Since(e.Opaque.(time.Time)))
+				perf.Sample(&lat, e.Opaque.(perf.Sent))
 				n++
 				bar.Add(1)
 			case ckafka.Error:
@@ -73,7 +73,7 @@ func (Confluent) Produce(ctx context.Context, cfg brewkit.Config, topic string, 
 		if err := pace(ctx, i); err != nil {
 			return ph, err
 		}
-		msg := &ckafka.Message{TopicPartition: ckafka.TopicPartition{Topic: &topic, Partition: ckafka.PartitionAny}, Value: values[i%len(values)], Opaque: time.Now()}
+		msg := &ckafka.Message{TopicPartition: ckafka.TopicPartition{Topic: &topic, Partition: ckafka.PartitionAny}, Value: values[i%len(values)], Opaque: w.Stamp(i)}
 		for {
 			err := p.Produce(msg, nil)
 			if err == nil {

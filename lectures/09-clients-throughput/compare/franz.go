@@ -54,7 +54,7 @@ func (f Franz) Produce(ctx context.Context, cfg brewkit.Config, topic string, w 
 	defer cl.Close()
 	ph := perf.Phase{Records: w.Records}
 	cpu, start := perf.ProcessCPU(), time.Now()
-	lat, err := perf.Send(ctx, cl, topic, perf.Payloads(w.Size), w.Records, w.Rate, bar)
+	lat, err := perf.Send(ctx, cl, topic, perf.Payloads(w.Size), w, bar)
 	ph.Elapsed, ph.CPU = time.Since(start), perf.ProcessCPU()-cpu
 	if err != nil {
 		return ph, fmt.Errorf("franz-go: %w", err)

@@ -44,7 +44,7 @@ func javaRun(ctx context.Context, class string, args ...string) (string, time.Du
 
 // "1000 records sent, 8583.7 records/sec (0.84 MB/sec), 10.15 ms avg latency,
 // 216.00 ms max latency, 5 ms 50th, 40 ms 95th, 84 ms 99th, 216 ms 99.9th."
-var producerLine = regexp.MustCompile(`(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), [\d.]+ ms avg latency, ([\d.]+) ms max latency, (\d+) ms 50th, \d+ ms 95th, (\d+) ms 99th`)
+var producerLine = regexp.MustCompile(`(\d+) (?:steady state )?records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), [\d.]+ ms avg latency, ([\d.]+) ms max latency, (\d+) ms 50th, \d+ ms 95th, (\d+) ms 99th`)
 
 func (Java) Produce(ctx context.Context, cfg brewkit.Config, topic string, w perf.Workload, bar *perf.Bar) (perf.Phase, error) {
 	// The same payloads as the Go clients, one per line.
@@ -60,8 +60,8 @@ func (Java) Produce(ctx context.Context, cfg brewkit.Config, topic string, w per
 		return perf.Phase{}, err
 	}
 	out, cpu, err := javaRun(ctx, "org.apache.kafka.tools.ProducerPerformance",
-		"--topic", topic, "--num-records", strconv.Itoa(w.Records), "--payload-file", f.Name(), "--throughput", throughput(w.Rate),
-		"--producer-props", "bootstrap.servers="+cfg.Bootstrap(), "acks=all", "enable.idempotence=true",
+		"--topic", topic, "--num-records", strconv.Itoa(w.Records), "--payload-file", f.Name(), "--throughput", throughput(w.Rate), "--warmup-records", strconv.Itoa(w.Warmup),
+		"--command-property", "bootstrap.servers="+cfg.Bootstrap(), "acks=all", "enable.idempotence=true",
 		"linger.ms="+strconv.FormatInt(w.Linger.Milliseconds(), 10), "batch.size="+strconv.Itoa(w.BatchBytes),
 		"compression.type="+w.Compression, "client.id=brew-course")
 	if err != nil {
@@ -78,8 +78,10 @@ func (Java) Produce(ctx context.Context, cfg brewkit.Config, topic string, w per
 	maxMs, _ := strconv.ParseFloat(m[4], 64)
 	p50, _ := strconv.Atoi(m[5])
 	p99, _ := strconv.Atoi(m[6])
-	if n != w.Records {
-		return perf.Phase{}, fmt.Errorf("ProducerPerformance sent %d of %d records", n, w.Records)
+	// With warm-up records the last summary is the steady state's: the
+	// records after the warm-up.
+	if n != w.Records-w.Warmup {
+		return perf.Phase{}, fmt.Errorf("ProducerPerformance sent %d of %d records", n, w.Records-w.Warmup)
 	}
 	ph := perf.Phase{Records: n, PerSec: perSec, CPU: cpu,
 		Elapsed: time.Duration(float64(n) / perSec * float64(time.Second)),

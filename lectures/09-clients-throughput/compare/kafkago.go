@@ -50,10 +50,9 @@ func (KafkaGo) Produce(ctx context.Context, cfg brewkit.Config, topic string, w 
 		// for 6 s and refuses a topic created since with UNKNOWN_TOPIC.
 		Transport: &kafka.Transport{ClientID: "brew-course"},
 		Completion: func(msgs []kafka.Message, err error) {
-			now := time.Now()
 			mu.Lock()
 			for _, m := range msgs {
-				lat = append(lat, now.Sub(m.WriterData.(time.Time)))
+				perf.Sample(&lat, m.WriterData.(perf.Sent))
 			}
 			if err != nil && firstErr == nil {
 				firstErr = err
@@ -77,7 +76,7 @@ func (KafkaGo) Produce(ctx context.Context, cfg brewkit.Config, topic string, w 
 			wr.Close()
 			return ph, err
 		}
-		if err := wr.WriteMessages(ctx, kafka.Message{Value: values[i%len(values)], WriterData: time.Now()}); err != nil {
+		if err := wr.WriteMessages(ctx, kafka.Message{Value: values[i%len(values)], WriterData: w.Stamp(i)}); err != nil {
 			wr.Close()
 			return ph, fmt.Errorf("kafka-go: %w", err)
 		}

@@ -67,7 +67,7 @@ func (Sarama) Produce(ctx context.Context, cfg brewkit.Config, topic string, w p
 		for n := 0; n < w.Records; n++ {
 			select {
 			case m := <-p.Successes():
-				lat = append(lat, time.Since(m.Metadata.(time.Time)))
+				perf.Sample(&lat, m.Metadata.(perf.Sent))
 			case e := <-p.Errors():
 				if firstErr == nil {
 					firstErr = e.Err
@@ -83,7 +83,7 @@ func (Sarama) Produce(ctx context.Context, cfg brewkit.Config, topic string, w p
 			p.AsyncClose()
 			return ph, err
 		}
-		p.Input() <- &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(values[i%len(values)]), Metadata: time.Now()}
+		p.Input() <- &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(values[i%len(values)]), Metadata: w.Stamp(i)}
 	}
 	wg.Wait()
 	ph.Elapsed, ph.CPU = time.Since(start), perf.ProcessCPU()-cpu

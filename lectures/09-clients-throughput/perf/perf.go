@@ -36,6 +36,28 @@ type Workload struct {
 	// to acknowledgement is the client's and the cluster's, not the time a
 	// record waited in a full buffer.
 	Rate int `json:"rate,omitempty"`
+	// Warmup are the first records of Records, sent like the others but
+	// left out of the latency: a client's start (metadata, an idempotent
+	// producer's id) stalls its first sends, and that is not its latency.
+	Warmup int `json:"warmup,omitempty"`
+}
+
+// Sent stamps a record as it is handed to a client, so that its
+// acknowledgement knows its latency and whether it was a warm-up record.
+type Sent struct {
+	At   time.Time
+	Warm bool
+}
+
+// Stamp is record i's stamp in w.
+func (w Workload) Stamp(i int) Sent { return Sent{At: time.Now(), Warm: i < w.Warmup} }
+
+// Sample adds the latency of the record stamped s, acknowledged now, to
+// lat, unless it was a warm-up record.
+func Sample(lat *[]time.Duration, s Sent) {
+	if !s.Warm {
+		*lat = append(*lat, time.Since(s.At))
+	}
 }
 
 // Pacer paces a producer at rate records per second: pace(ctx, i) waits
@@ -154,27 +176,26 @@ func Payloads(size int) [][]byte {
 	return out
 }
 
-// Send produces n records to topic with cl, their values taken from values
-// in turn, at rate records per second (0: as fast as cl takes them),
-// flushes, and returns each record's time from Produce to its
-// acknowledgement, and the first error.
-func Send(ctx context.Context, cl *kgo.Client, topic string, values [][]byte, n, rate int, bar *Bar) ([]time.Duration, error) {
+// Send produces w.Records records to topic with cl, their values taken from
+// values in turn, at w.Rate records per second (0: as fast as cl takes
+// them), flushes, and returns each record's time from Produce to its
+// acknowledgement (the warm-up records left out), and the first error.
+func Send(ctx context.Context, cl *kgo.Client, topic string, values [][]byte, w Workload, bar *Bar) ([]time.Duration, error) {
 	var mu sync.Mutex
-	lat := make([]time.Duration, 0, n)
+	lat := make([]time.Duration, 0, w.Records)
 	var firstErr error
-	pace := Pacer(rate)
-	for i := range n {
+	pace := Pacer(w.Rate)
+	for i := range w.Records {
 		if err := pace(ctx, i); err != nil {
 			break // Flush below reports ctx's error
 		}
-		sent := time.Now()
+		sent := w.Stamp(i)
 		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: values[i%len(values)]}, func(_ *kgo.Record, err error) {
-			d := time.Since(sent)
 			mu.Lock()
 			if err != nil && firstErr == nil {
 				firstErr = err
 			}
-			lat = append(lat, d)
+			Sample(&lat, sent)
 			mu.Unlock()
 			bar.Add(1)
 		})
