@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"os"
@@ -57,8 +58,34 @@ func newPostgres(s *Stand) *postgres {
 	return p
 }
 
-func (p *postgres) dataDir() string { return p.dir("data") }
-func (p *postgres) sockDir() string { return p.dir("run") }
+func (p *postgres) dataDir() string { return filepath.Join(p.home(), "data") }
+func (p *postgres) sockDir() string { return filepath.Join(p.home(), "run") }
+
+// home is the folder of PostgreSQL's own files (data, socket). It is the
+// service's folder under .stand, unless the stand runs as root and the
+// postgres user cannot enter the checkout (a clone under /root, mode 0700):
+// then a folder of /var/tmp named after the checkout, which reset wipes too.
+func (p *postgres) home() string {
+	if os.Geteuid() != 0 {
+		return p.dir()
+	}
+	u, err := user.Lookup(pgUser)
+	if err != nil {
+		return p.dir()
+	}
+	cred := credential(u)
+	if traversable(filepath.Dir(p.dir()), int(cred.Uid), cred.Gid, cred.Groups) == nil {
+		return p.dir()
+	}
+	return filepath.Join("/var/tmp", "brew-course-"+shortHash(p.s.Root), "postgres")
+}
+
+// shortHash names a folder after a path.
+func shortHash(s string) string {
+	h := fnv.New32a()
+	h.Write([]byte(s)) //nolint:errcheck // a hash does not fail
+	return strconv.FormatUint(uint64(h.Sum32()), 16)
+}
 func (p *postgres) bin(name string) string {
 	return filepath.Join(pgBinDir, name)
 }
@@ -117,7 +144,7 @@ func credential(u *user.User) *syscall.Credential {
 
 func (p *postgres) command(cred *syscall.Credential, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(p.bin(name), args...)
-	cmd.Dir = p.dir()
+	cmd.Dir = p.home()
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
@@ -131,7 +158,13 @@ func (p *postgres) start(ctx context.Context) error {
 		return err
 	}
 	if cred != nil {
-		if err := traversable(p.dir(), int(cred.Uid), cred.Gid, cred.Groups); err != nil {
+		if home := p.home(); home != p.dir() {
+			p.s.say("stand: the user %s cannot enter this checkout, so PostgreSQL keeps its data in %s", pgUser, home)
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := traversable(p.home(), int(cred.Uid), cred.Gid, cred.Groups); err != nil {
 			return fmt.Errorf("PostgreSQL runs as the user %s (it refuses root), and %v", pgUser, err)
 		}
 	}
