@@ -81,11 +81,11 @@ func Bench(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) 
 
 func bench(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, c Config, l Level) (Measure, error) {
 	m := Measure{Acks: l.Name, Settings: l.Settings, Records: c.Records}
-	topic, err := lab.FreshTopic(ctx, adm, "acks", c.Partitions, nil)
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.acks.", Partitions: c.Partitions})
 	if err != nil {
 		return m, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	prod, err := brewkit.NewClient(cfg, append([]kgo.Opt{kgo.ProducerLinger(5 * time.Millisecond)}, l.Opts...)...)
 	if err != nil {
 		return m, err
@@ -175,15 +175,16 @@ func Refuse(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, 
 	if r.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
 		return r, err
 	}
-	if r.Topic, err = lab.FreshTopic(ctx, adm, "acks-refuse", 1, map[string]string{"min.insync.replicas": "3"}); err != nil {
+	var drop func(context.Context) error
+	if r.Topic, drop, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.acks-refuse.", Partitions: 1, Configs: map[string]string{"min.insync.replicas": "3"}}); err != nil {
 		return r, err
 	}
-	defer lab.DeleteTopic(ctx, adm, r.Topic)
-	second, err := lab.FreshTopic(ctx, adm, "acks-refuse", 1, nil) // min ISR 2, the stand's
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
+	second, dropSecond, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.acks-refuse.", Partitions: 1}) // min ISR 2, the stand's
 	if err != nil {
 		return r, err
 	}
-	defer lab.DeleteTopic(ctx, adm, second)
+	defer dropSecond(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	say(fmt.Sprintf("topic %s: 1 partition, 3 replicas, min.insync.replicas=3", r.Topic))
 	if r.Simulated {
 		say("(embedded simulation: no real ISR; the simulated one is the live nodes)")

@@ -58,11 +58,11 @@ func Run(ctx context.Context, cfg brewkit.Config, n int) (Result, error) {
 
 func run(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, n int) (Result, error) {
 	var res Result
-	topic, err := lab.FreshTopic(ctx, adm, "delivery", 6, map[string]string{"max.message.bytes": fmt.Sprint(MaxMessageBytes)})
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.delivery.", Partitions: 6, Configs: map[string]string{"max.message.bytes": fmt.Sprint(MaxMessageBytes)}})
 	if err != nil {
 		return res, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	res.Topic = topic
 	prod, err := brewkit.NewClient(cfg, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(20*time.Millisecond))
 	if err != nil {

@@ -90,11 +90,11 @@ var errNoError = errors.New("the write succeeded: the case did not trigger")
 func notEnoughReplicas(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl) (Case, error) {
 	c := Case{Name: "not enough replicas", Trigger: "min.insync.replicas=3, one replica's node stopped",
 		Do: "wait and alert: the ISR refills when the node returns; never lower acks to get through"}
-	topic, err := lab.FreshTopic(ctx, adm, "errors", 1, map[string]string{"min.insync.replicas": "3"})
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.errors.", Partitions: 1, Configs: map[string]string{"min.insync.replicas": "3"}})
 	if err != nil {
 		return c, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	_, followers, err := lab.Replicas(ctx, adm, topic, 0)
 	if err != nil {
 		return c, err
@@ -125,11 +125,11 @@ func notEnoughReplicas(ctx context.Context, cfg brewkit.Config, adm *kadm.Client
 func tooLarge(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, _ brewkit.NodeControl) (Case, error) {
 	c := Case{Name: "record too large", Trigger: "2 KiB of random bytes, max.message.bytes=1024",
 		Do: "do not retry: split the record, or store the payload elsewhere and send its address"}
-	topic, err := lab.FreshTopic(ctx, adm, "errors", 1, map[string]string{"max.message.bytes": "1024"})
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.errors.", Partitions: 1, Configs: map[string]string{"max.message.bytes": "1024"}})
 	if err != nil {
 		return c, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	value := make([]byte, 2048)
 	crand.Read(value) //nolint:errcheck // crypto/rand.Read does not fail
 	if err := produce(ctx, cfg, &kgo.Record{Topic: topic, Value: value}); err != nil {
@@ -151,11 +151,11 @@ func unknownTopic(ctx context.Context, cfg brewkit.Config, _ *kadm.Client, _ bre
 func deliveryTimeout(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl) (Case, error) {
 	c := Case{Name: "delivery timeout", Trigger: "the partition's leader paused, delivery timeout 3s",
 		Do: "the write may or may not have landed: read back or rely on idempotence before writing again"}
-	topic, err := lab.FreshTopic(ctx, adm, "errors", 1, nil)
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.errors.", Partitions: 1})
 	if err != nil {
 		return c, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	leader, _, err := lab.Replicas(ctx, adm, topic, 0)
 	if err != nil {
 		return c, err
@@ -196,11 +196,11 @@ var orderHeaders = []kgo.RecordHeader{
 }
 
 func headers(ctx context.Context, cfg brewkit.Config, adm *kadm.Client) (map[string]string, error) {
-	topic, err := lab.FreshTopic(ctx, adm, "errors", 1, nil)
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.errors.", Partitions: 1})
 	if err != nil {
 		return nil, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	if err := produce(ctx, cfg, &kgo.Record{Topic: topic, Key: []byte("ord-0000001"), Value: []byte("{}"), Headers: orderHeaders}); err != nil {
 		return nil, fmt.Errorf("writing to %s: %w", topic, err)
 	}

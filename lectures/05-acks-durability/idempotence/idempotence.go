@@ -89,11 +89,11 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, c C
 func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brewkit.NodeControl, c Config, idem bool, say func(string)) (Mode, error) {
 	m := Mode{Idempotent: idem}
 	adm := kadm.NewClient(cl)
-	topic, err := lab.FreshTopic(ctx, adm, "idempotence", 1, nil)
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.idempotence.", Partitions: 1})
 	if err != nil {
 		return m, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	m.Topic = topic
 	leader, followers, err := lab.Replicas(ctx, adm, topic, 0)
 	if err != nil {

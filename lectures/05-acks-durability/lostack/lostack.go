@@ -73,11 +73,11 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say
 
 func attempt(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl, acks kgo.Acks, say func(string)) (Attempt, error) {
 	f := newFault(cfg, adm, nodes, acks, say)
-	topic, err := lab.FreshTopic(ctx, adm, "lost-ack", 1, nil)
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.lost-ack.", Partitions: 1})
 	if err != nil {
 		return f.a, err
 	}
-	defer lab.DeleteTopic(ctx, adm, topic)
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	f.a.Topic = topic
 	defer f.cleanUp(ctx)
 	if err := f.prepare(ctx); err != nil {
