@@ -20,7 +20,6 @@ package brewtest
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
@@ -275,22 +274,17 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 }
 
 // FreshTopic creates a topic brew.test.<prefix>-<random> with the given
-// partitions and RF 3, waits until every partition has a leader, and deletes
-// it when the test ends.
+// partitions on three replicas (brewkit.FreshTopic), and deletes it when the
+// test ends.
 func (e *Env) FreshTopic(t testing.TB, prefix string, partitions int32) string {
 	t.Helper()
-	name := fmt.Sprintf("brew.test.%s-%d", prefix, rand.Uint32())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	adm := e.Admin(t)
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: name, Partitions: partitions, RF: 3, Retention: time.Hour}); err != nil {
+	name, drop, err := brewkit.FreshTopic(ctx, e.Admin(t), brewkit.Fresh{Prefix: "brew.test." + prefix + "-", Partitions: partitions})
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		adm.DeleteTopics(ctx, name) //nolint:errcheck // best effort
-	})
+	t.Cleanup(func() { drop(context.Background()) }) //nolint:errcheck // best effort
 	return name
 }
 
