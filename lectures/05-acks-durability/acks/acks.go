@@ -180,7 +180,8 @@ func Refuse(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, 
 		return r, err
 	}
 	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
-	second, dropSecond, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.acks-refuse.", Partitions: 1}) // min ISR 2, the stand's
+	// The second topic keeps the stand's min.insync.replicas, 2.
+	second, dropSecond, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.acks-refuse.", Partitions: 1})
 	if err != nil {
 		return r, err
 	}

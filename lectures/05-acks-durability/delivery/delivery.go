@@ -17,8 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
-
-	"github.com/brew-course/kafka/lectures/05-acks-durability/lab"
 )
 
 // MaxMessageBytes is the demo topic's max.message.bytes: order 3 is bigger.

@@ -1,13 +1,12 @@
-// Package lab holds what this lecture's programs share: a fresh topic with
-// its own configs, the replicas of its partition, and reading every record
-// back to count what the broker really stored.
+// Package lab holds what this lecture's programs share: a partition's
+// leader, followers and ISR, and reading every record back to count what the
+// broker really stored.
 package lab
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -19,34 +18,6 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
-
-// FreshTopic creates brew.<prefix>.<random> with partitions, RF 3 and the
-// given configs, waits until every partition has a leader, and returns its
-// name. The caller deletes it (DeleteTopic) when done.
-func FreshTopic(ctx context.Context, adm *kadm.Client, prefix string, partitions int32, configs map[string]string) (string, error) {
-	name := fmt.Sprintf("brew.%s.%d", prefix, rand.Uint32()%1e6)
-	cfg := map[string]*string{"retention.ms": ptr(strconv.FormatInt(time.Hour.Milliseconds(), 10))}
-	for k, v := range configs {
-		cfg[k] = ptr(v)
-	}
-	resp, err := adm.CreateTopic(ctx, partitions, 3, cfg, name)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		return "", fmt.Errorf("creating %s: %w", name, err)
-	}
-	return name, brewkit.WaitTopics(ctx, adm, name)
-}
-
-// DeleteTopic deletes a topic this lecture created, whatever ctx has become.
-func DeleteTopic(ctx context.Context, adm *kadm.Client, topic string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	adm.DeleteTopics(ctx, topic) //nolint:errcheck // a leftover demo topic is harmless
-}
-
-func ptr(s string) *string { return &s }
 
 // Replicas returns partition p's leader and its followers, as metadata has them.
 func Replicas(ctx context.Context, adm *kadm.Client, topic string, p int32) (leader int32, followers []int32, err error) {
