@@ -57,14 +57,16 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		return Result{}, err
 	}
 	defer cl.Close()
-	res := Result{Topic: fmt.Sprintf("brew.grow.%d", rand.Uint32()%1e6), From: c.From, To: c.To, ShrinkTo: c.ShrinkTo}
+	res := Result{From: c.From, To: c.To, ShrinkTo: c.ShrinkTo}
 	if res.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
 		return res, err
 	}
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: res.Topic, Partitions: c.From, RF: 3, Retention: time.Hour}); err != nil {
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.grow.", Partitions: c.From})
+	if err != nil {
 		return res, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), res.Topic) //nolint:errcheck // a leftover demo topic is harmless
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
+	res.Topic = topic
 
 	keys := make([]string, c.Keys)
 	for i := range keys {

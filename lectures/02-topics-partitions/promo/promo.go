@@ -88,17 +88,16 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 		return res, err
 	}
 	defer admCl.Close()
-	run := rand.Uint32() % 1e6
-	topic := fmt.Sprintf("brew.promo.p%d.%d", partitions, run)
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: int32(partitions), RF: 3, Retention: time.Hour}); err != nil {
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: fmt.Sprintf("brew.promo.p%d.", partitions), Partitions: int32(partitions)})
+	if err != nil {
 		return res, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // a leftover demo topic is harmless
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 
 	// The group first: production starts once every partition is assigned,
 	// so the race measures the work, not the group's join.
 	st := newState(partitions, c.Consumers)
-	group := fmt.Sprintf("brew.promo.%d", run)
+	group := topic
 	var wg sync.WaitGroup
 	cerr := make(chan error, c.Consumers) // a consumer's fetch error ends the run
 	var failed error
