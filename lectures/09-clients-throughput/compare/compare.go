@@ -54,7 +54,8 @@ type Config struct {
 
 // Defaults: 200 000 records of 256 bytes on 3 partitions, linger 5 ms,
 // batches of 256 KiB, lz4, three runs; the latency round at 20 000 records/s
-// (a tenth of the slowest client's throughput here) for 5 s.
+// (several times below the slowest client's throughput here) for 5 s, after a
+// second of warm-up.
 var Defaults = Config{
 	Workload:     perf.Workload{Records: 200_000, Size: 256, Partitions: 3, Linger: 5 * time.Millisecond, BatchBytes: 256 << 10, Compression: "lz4"},
 	Runs:         3,
