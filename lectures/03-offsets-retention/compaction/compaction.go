@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -76,25 +75,16 @@ func Run(ctx context.Context, cfg brewkit.Config, limit time.Duration, say func(
 		return Result{}, err
 	}
 	defer cl.Close()
-	res := Result{Topic: fmt.Sprintf("brew.menu.%d", rand.Uint32()%1e6)}
+	var res Result
 	if res.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
 		return res, err
 	}
-	configs := map[string]*string{}
-	for k, v := range Configs {
-		configs[k] = &v
-	}
-	resp, err := adm.CreateTopic(ctx, 1, 3, configs, res.Topic)
-	if err == nil {
-		err = resp.Err
-	}
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.menu.", Partitions: 1, Configs: Configs})
 	if err != nil {
-		return res, fmt.Errorf("creating %s: %w", res.Topic, err)
-	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), res.Topic) //nolint:errcheck // a leftover demo topic is harmless
-	if err := brewkit.WaitTopics(ctx, adm, res.Topic); err != nil {
 		return res, err
 	}
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
+	res.Topic = topic
 
 	// The history: every version of every price, then a tombstone.
 	var recs []*kgo.Record

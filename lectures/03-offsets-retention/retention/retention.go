@@ -9,7 +9,6 @@ import (
 	"context"
 	crand "crypto/rand"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,33 +67,28 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		return Result{}, err
 	}
 	defer cl.Close()
-	res := Result{Topic: fmt.Sprintf("brew.clickstream.%d", rand.Uint32()%1e6)}
+	var res Result
 	if res.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
 		return res, err
 	}
-	configs := map[string]*string{"segment.ms": ptr(ms(c.Segment))}
+	configs := map[string]string{"segment.ms": ms(c.Segment)}
 	if c.By == "bytes" {
-		configs["retention.ms"] = ptr("-1")
-		configs["retention.bytes"] = ptr(strconv.FormatInt(c.Bytes, 10))
+		configs["retention.ms"] = "-1"
+		configs["retention.bytes"] = strconv.FormatInt(c.Bytes, 10)
 	} else {
-		configs["retention.ms"] = ptr(ms(c.Retention))
+		configs["retention.ms"] = ms(c.Retention)
 	}
 	for _, k := range []string{"retention.ms", "retention.bytes", "segment.ms"} {
 		if v, ok := configs[k]; ok {
-			res.Configs = append(res.Configs, k+"="+*v)
+			res.Configs = append(res.Configs, k+"="+v)
 		}
 	}
-	resp, err := adm.CreateTopic(ctx, 1, 3, configs, res.Topic)
-	if err == nil {
-		err = resp.Err
-	}
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.clickstream.", Partitions: 1, Configs: configs})
 	if err != nil {
-		return res, fmt.Errorf("creating %s with %s: %w", res.Topic, strings.Join(res.Configs, " "), err)
-	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), res.Topic) //nolint:errcheck // a leftover demo topic is harmless
-	if err := brewkit.WaitTopics(ctx, adm, res.Topic); err != nil {
 		return res, err
 	}
+	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
+	res.Topic = topic
 	say(fmt.Sprintf("topic %s, 1 partition: %s", res.Topic, strings.Join(res.Configs, " ")))
 	say(fmt.Sprintf("writing %d records/s of %d bytes for %s; watching the log start offset", c.Rate, c.Value, c.Duration))
 
@@ -263,7 +257,5 @@ func segmentFiles(ctx context.Context, adm *kadm.Client, topic string) func() []
 		return bases
 	}
 }
-
-func ptr(s string) *string { return &s }
 
 func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
