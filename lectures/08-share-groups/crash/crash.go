@@ -19,6 +19,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -85,139 +87,214 @@ func Demo(ctx context.Context, cfg brewkit.Config, c Config, hows []How, say fun
 	return out, nil
 }
 
+// one is one crash: tickets on a fresh topic, barista-1 takes and holds
+// some, barista-2 takes the others, barista-1 dies, and barista-2 gets the
+// held ones back.
 func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(string)) (Run, error) {
-	run := Run{How: how}
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
-		return run, err
+		return Run{How: how}, err
 	}
 	defer cl.Close()
-	run.Topic = fmt.Sprintf("brew.tickets.crash.%s.%d", how, rand.Uint32()%1e6)
-	group := run.Topic
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: run.Topic, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
-		return run, err
+	cr := &crash{run: Run{How: how}, cfg: cfg, c: c, say: say, got: map[int]int32{}}
+	drop, err := cr.prepare(ctx, cl, adm)
+	if err != nil {
+		return cr.run, err
 	}
-	defer func() {
+	defer drop()
+	stopHolder, err := cr.holdTickets(ctx)
+	if err != nil {
+		return cr.run, err
+	}
+	defer stopHolder()
+	stopSecond, errc := cr.serveTheRest(ctx)
+	defer stopSecond()
+	if err := cr.waitForTheFree(ctx); err != nil {
+		return cr.run, err
+	}
+	if err := cr.die(); err != nil {
+		return cr.run, err
+	}
+	if err := cr.waitForTheHeld(ctx); err != nil {
+		return cr.run, err
+	}
+	stopSecond()
+	if err := <-errc; err != nil {
+		return cr.run, err
+	}
+	return cr.result(), nil
+}
+
+// crash is one crash in progress.
+type crash struct {
+	run Run
+	cfg brewkit.Config
+	c   Config
+	say func(string)
+
+	holder *exec.Cmd // barista-1's process
+	taken  time.Time // when barista-1's first ticket reached us: the broker acquired them just before
+	died   time.Time
+
+	mu       sync.Mutex
+	got      map[int]int32 // barista-2's tickets and their delivery counts
+	lastBack time.Time     // when the last held ticket reached barista-2
+}
+
+// prepare makes a fresh topic of tickets and its share group with the
+// crash's lock; drop removes both.
+func (cr *crash) prepare(ctx context.Context, cl *kgo.Client, adm *kadm.Client) (drop func(), err error) {
+	cr.run.Topic = fmt.Sprintf("brew.tickets.crash.%s.%d", cr.run.How, rand.Uint32()%1e6)
+	group := cr.run.Topic
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: cr.run.Topic, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
+		return nil, err
+	}
+	drop = func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		adm.DeleteTopics(dctx, run.Topic) //nolint:errcheck // leftovers are harmless
-		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
-	}()
+		adm.DeleteTopics(dctx, cr.run.Topic) //nolint:errcheck // leftovers are harmless
+		adm.DeleteGroup(dctx, group)         //nolint:errcheck // and so is the group
+	}
 	if err := brewkit.SetGroupConfigs(ctx, cl, group, map[string]string{
 		"share.auto.offset.reset":       "earliest",
-		"share.record.lock.duration.ms": strconv.FormatInt(c.Lock.Milliseconds(), 10),
+		"share.record.lock.duration.ms": strconv.FormatInt(cr.c.Lock.Milliseconds(), 10),
 	}); err != nil {
-		return run, err
+		drop()
+		return nil, err
 	}
-	if err := queue.Tickets(ctx, cl, run.Topic, c.Tickets); err != nil {
-		return run, err
+	if err := queue.Tickets(ctx, cl, cr.run.Topic, cr.c.Tickets); err != nil {
+		drop()
+		return nil, err
 	}
+	return drop, nil
+}
 
-	// The first barista, a process of its own, takes tickets and holds them.
-	cmd := brewkit.Command(ctx, cfg, c.Holder, "-group", group, "-topic", run.Topic, "-take", strconv.Itoa(c.Take))
+// holdTickets starts barista-1, a process of its own, and reads the tickets
+// it took and holds; stop ends the process, frozen or not.
+func (cr *crash) holdTickets(ctx context.Context) (stop func(), err error) {
+	cmd := brewkit.Command(ctx, cr.cfg, cr.c.Holder, "-group", cr.run.Topic, "-topic", cr.run.Topic, "-take", strconv.Itoa(cr.c.Take))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return run, err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return run, fmt.Errorf("starting the first barista: %w", err)
+		return nil, fmt.Errorf("starting the first barista: %w", err)
 	}
-	defer func() {
+	cr.holder = cmd
+	stop = func() {
 		cmd.Process.Signal(syscall.SIGCONT) //nolint:errcheck // a frozen one must wake to die
 		cmd.Process.Kill()                  //nolint:errcheck // gone already is fine
 		cmd.Wait()                          //nolint:errcheck // killed on purpose
-	}()
+	}
 	dec := json.NewDecoder(bufio.NewReader(out))
-	var taken time.Time // when barista-1's first ticket reached us: the broker acquired them just before
 	for {
 		var h Held
 		if err := dec.Decode(&h); err != nil {
-			return run, fmt.Errorf("the first barista ended before it held tickets: %w", err)
+			stop()
+			return nil, fmt.Errorf("the first barista ended before it held tickets: %w", err)
 		}
 		if h.Ticket == 0 {
 			break
 		}
-		if taken.IsZero() {
-			taken = time.Now()
+		if cr.taken.IsZero() {
+			cr.taken = time.Now()
 		}
 		if h.Count != 1 {
-			return run, fmt.Errorf("ticket %d reached the first barista with delivery count %d", h.Ticket, h.Count)
+			stop()
+			return nil, fmt.Errorf("ticket %d reached the first barista with delivery count %d", h.Ticket, h.Count)
 		}
-		run.Held = append(run.Held, h.Ticket)
+		cr.run.Held = append(cr.run.Held, h.Ticket)
 	}
-	slices.Sort(run.Held)
-	say(fmt.Sprintf("%s: barista-1 (pid %d) took tickets %v and holds them", how, cmd.Process.Pid, run.Held))
+	slices.Sort(cr.run.Held)
+	cr.say(fmt.Sprintf("%s: barista-1 (pid %d) took tickets %v and holds them", cr.run.How, cmd.Process.Pid, cr.run.Held))
+	return stop, nil
+}
 
-	// The second barista takes what is free.
-	var mu sync.Mutex
-	got := map[int]int32{}
-	var lastBack time.Time
+// serveTheRest starts barista-2, which takes whatever is free; stop ends it
+// and errc then gives its error.
+func (cr *crash) serveTheRest(ctx context.Context) (stop func(), errc chan error) {
 	cctx, stop := context.WithCancel(ctx)
-	defer stop()
-	errc := make(chan error, 1)
+	errc = make(chan error, 1)
 	go func() {
-		errc <- take(cctx, cfg, group, run.Topic, func(r *kgo.Record) {
-			mu.Lock()
-			defer mu.Unlock()
+		errc <- take(cctx, cr.cfg, cr.run.Topic, cr.run.Topic, func(r *kgo.Record) {
+			cr.mu.Lock()
+			defer cr.mu.Unlock()
 			n := queue.Ticket(r)
-			got[n] = r.DeliveryCount()
-			if slices.Contains(run.Held, n) {
-				lastBack = time.Now()
+			cr.got[n] = r.DeliveryCount()
+			if slices.Contains(cr.run.Held, n) {
+				cr.lastBack = time.Now()
 			}
 		})
 	}()
+	return stop, errc
+}
+
+// waitForTheFree waits until barista-2 has every ticket barista-1 does not
+// hold, and no held one.
+func (cr *crash) waitForTheFree(ctx context.Context) error {
 	others := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(got)
+		cr.mu.Lock()
+		defer cr.mu.Unlock()
+		return len(cr.got)
 	}
-	free := c.Tickets - len(run.Held)
+	free := cr.c.Tickets - len(cr.run.Held)
 	if err := brewkit.WaitFor(ctx, time.Minute, 50*time.Millisecond, func() bool { return others() >= free }); err != nil {
-		return run, fmt.Errorf("barista-2 did not get the %d free tickets: %w", free, err)
+		return fmt.Errorf("barista-2 did not get the %d free tickets: %w", free, err)
 	}
 	if others() > free {
-		return run, errors.New("barista-2 got a held ticket while barista-1 was alive")
+		return errors.New("barista-2 got a held ticket while barista-1 was alive")
 	}
+	return nil
+}
 
-	// The first barista dies.
+// die kills or freezes barista-1.
+func (cr *crash) die() error {
 	sig, what := syscall.SIGKILL, "killed (SIGKILL): its connection closes"
-	if how == Freeze {
+	if cr.run.How == Freeze {
 		sig, what = syscall.SIGSTOP, "frozen (SIGSTOP): its connection stays open"
 	}
-	died := time.Now()
-	if err := cmd.Process.Signal(sig); err != nil {
-		return run, err
+	cr.died = time.Now()
+	if err := cr.holder.Process.Signal(sig); err != nil {
+		return err
 	}
-	say(fmt.Sprintf("%s: barista-1 %s", how, what))
+	cr.say(fmt.Sprintf("%s: barista-1 %s", cr.run.How, what))
+	return nil
+}
+
+// waitForTheHeld waits until every ticket barista-1 held reached barista-2.
+func (cr *crash) waitForTheHeld(ctx context.Context) error {
 	back := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, n := range run.Held {
-			if _, ok := got[n]; !ok {
+		cr.mu.Lock()
+		defer cr.mu.Unlock()
+		for _, n := range cr.run.Held {
+			if _, ok := cr.got[n]; !ok {
 				return false
 			}
 		}
 		return true
 	}
-	if err := brewkit.WaitFor(ctx, c.Lock+time.Minute, 20*time.Millisecond, back); err != nil {
-		return run, fmt.Errorf("the held tickets did not come back: %w", err)
+	if err := brewkit.WaitFor(ctx, cr.c.Lock+time.Minute, 20*time.Millisecond, back); err != nil {
+		return fmt.Errorf("the held tickets did not come back: %w", err)
 	}
-	stop()
-	if err := <-errc; err != nil {
-		return run, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	run.After = lastBack.Sub(died)
-	run.Taken = lastBack.Sub(taken)
+	return nil
+}
+
+// result is what the crash showed: the held tickets back, their delivery
+// counts, and how long after the death and after the take.
+func (cr *crash) result() Run {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	run := cr.run
+	run.After = cr.lastBack.Sub(cr.died)
+	run.Taken = cr.lastBack.Sub(cr.taken)
 	for _, n := range run.Held {
 		run.Back = append(run.Back, n)
-		run.Counts = append(run.Counts, got[n])
+		run.Counts = append(run.Counts, cr.got[n])
 	}
-	run.Others = len(got) - len(run.Held)
-	say(fmt.Sprintf("%s: barista-2 got tickets %v again, delivery counts %v, %s after the death, %s after barista-1 took them",
-		how, run.Back, run.Counts, run.After.Round(10*time.Millisecond), run.Taken.Round(10*time.Millisecond)))
-	return run, nil
+	run.Others = len(cr.got) - len(run.Held)
+	cr.say(fmt.Sprintf("%s: barista-2 got tickets %v again, delivery counts %v, %s after the death, %s after barista-1 took them",
+		run.How, run.Back, run.Counts, run.After.Round(10*time.Millisecond), run.Taken.Round(10*time.Millisecond)))
+	return run
 }
 
 // take is the second barista: it accepts every ticket it gets.
