@@ -98,7 +98,7 @@ func (s *Stand) Doctor(ctx context.Context, cfg brewkit.Config) Diagnosis {
 	}
 
 	if free, err := diskFree(s.Root); err == nil {
-		c := Check{"disk", "ok", fmt.Sprintf("%.1f GiB free for the jars (55 MB) and the data", float64(free)/(1<<30)), ""}
+		c := Check{"disk", "ok", fmt.Sprintf("%.1f GiB free for the jars (54 MB) and the data", float64(free)/(1<<30)), ""}
 		if free < 1<<30 {
 			c.Status, c.Fix = "warn", "free 1 GiB or more on this disk, or `make reset` to drop old stand data"
 		}
