@@ -199,14 +199,13 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, styles []Style, say 
 	defer cl.Close()
 	var rows []Row
 	for _, s := range styles {
-		run := rand.Uint32() % 1e6
-		topic := fmt.Sprintf("brew.commits.%s.%d", s, run)
-		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
+		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: fmt.Sprintf("brew.commits.%s.", s), Partitions: 1})
+		if err != nil {
 			return rows, err
 		}
 		r, err := runStyle(ctx, cfg, cl, c, s, topic, say)
-		adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // a leftover demo topic is harmless
-		adm.DeleteGroup(context.WithoutCancel(ctx), topic)  //nolint:errcheck // and so is its group
+		drop(ctx)                                          //nolint:errcheck // a leftover demo topic is harmless
+		adm.DeleteGroup(context.WithoutCancel(ctx), topic) //nolint:errcheck // and so is its group
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", s, err)
 		}

@@ -49,15 +49,15 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		return nil, err
 	}
 	defer cl.Close()
-	topic := fmt.Sprintf("brew.demo-rebalance.%d", rand.Uint32()%1e6)
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: Partitions, RF: 3, Retention: time.Hour}); err != nil {
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.demo-rebalance.", Partitions: Partitions})
+	if err != nil {
 		return nil, err
 	}
 	defer func() {
+		drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		adm.DeleteTopics(dctx, topic) //nolint:errcheck // a leftover demo topic is harmless
-		adm.DeleteGroup(dctx, topic)  //nolint:errcheck // and so is its group
+		adm.DeleteGroup(dctx, topic) //nolint:errcheck // and so is its group
 	}()
 
 	var mu sync.Mutex // out and the log are written from the members' readers

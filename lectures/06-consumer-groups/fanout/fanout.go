@@ -56,15 +56,15 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		return res, err
 	}
 	defer cl.Close()
-	run := rand.Uint32() % 1e6
-	res.Topic = fmt.Sprintf("brew.fanout.%d", run)
-	res.IdleTopic = fmt.Sprintf("brew.fanout-idle.%d", run)
-	if _, err := brewkit.EnsureTopics(ctx, adm,
-		brewkit.Topic{Name: res.Topic, Partitions: c.Partitions, RF: 3, Retention: time.Hour},
-		brewkit.Topic{Name: res.IdleTopic, Partitions: 3, RF: 3, Retention: time.Hour}); err != nil {
+	var drop, dropIdle func(context.Context) error
+	if res.Topic, drop, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.fanout.", Partitions: c.Partitions}); err != nil {
 		return res, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), res.Topic, res.IdleTopic) //nolint:errcheck // leftovers are harmless
+	defer drop(ctx) //nolint:errcheck // leftovers are harmless
+	if res.IdleTopic, dropIdle, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.fanout-idle.", Partitions: 3}); err != nil {
+		return res, err
+	}
+	defer dropIdle(ctx) //nolint:errcheck // leftovers are harmless
 
 	// The orders are written once every member owns partitions, so that
 	// the split is the groups' doing, not who joined first.
@@ -79,11 +79,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		}
 		return nil
 	}
-	res.Members, err = read(ctx, cfg, c.Protocol, res.Topic, int(c.Partitions), c.Orders, []string{"notifications", "analytics", "analytics"}, fmt.Sprintf("brew.fanout.%d", run), produce)
+	res.Members, err = read(ctx, cfg, c.Protocol, res.Topic, int(c.Partitions), c.Orders, []string{"notifications", "analytics", "analytics"}, res.Topic, produce)
 	if err != nil {
 		return res, err
 	}
-	res.Idle, err = read(ctx, cfg, c.Protocol, res.IdleTopic, 3, 0, []string{"baristas", "baristas", "baristas", "baristas"}, fmt.Sprintf("brew.fanout.%d", run), nil)
+	res.Idle, err = read(ctx, cfg, c.Protocol, res.IdleTopic, 3, 0, []string{"baristas", "baristas", "baristas", "baristas"}, res.Topic, nil)
 	return res, err
 }
 

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -50,12 +49,11 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 		return r, err
 	}
 	defer cl.Close()
-	run := rand.Uint32() % 1e6
-	topic := fmt.Sprintf("brew.static.%d", run)
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: 6, RF: 3, Retention: time.Hour}); err != nil {
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.static.", Partitions: 6})
+	if err != nil {
 		return r, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+	defer drop(ctx) //nolint:errcheck // leftovers are harmless
 
 	var log groups.Log
 	emit := func(e groups.Event) {

@@ -74,16 +74,15 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 		return r.row, err
 	}
 	defer cl.Close()
-	run := rand.Uint32() % 1e6
-	r.topic = fmt.Sprintf("brew.timeline.%s.%d", p, run)
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: r.topic, Partitions: 6, RF: 3, Retention: time.Hour}); err != nil {
+	var drop func(context.Context) error
+	if r.topic, drop, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: fmt.Sprintf("brew.timeline.%s.", p), Partitions: 6}); err != nil {
 		return r.row, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), r.topic) //nolint:errcheck // leftovers are harmless
+	defer drop(ctx) //nolint:errcheck // leftovers are harmless
 	defer r.killMembers()
 
 	// Orders flow the whole time.
-	stopProducing := r.produce(ctx, cl, uint64(run))
+	stopProducing := r.produce(ctx, cl)
 	defer stopProducing()
 
 	if err := r.firstTwoJoin(ctx); err != nil {
@@ -159,11 +158,11 @@ func (r *rebalances) settled(names ...string) func() bool {
 
 // produce writes c.Rate orders a second until the returned stop is called,
 // counting those acknowledged; stop waits for the writer to end.
-func (r *rebalances) produce(ctx context.Context, cl *kgo.Client, seed uint64) (stop func()) {
+func (r *rebalances) produce(ctx context.Context, cl *kgo.Client) (stop func()) {
 	pctx, cancel := context.WithCancel(ctx)
 	var produced sync.WaitGroup
 	produced.Go(func() {
-		rng := rand.New(rand.NewPCG(seed, 6))
+		rng := rand.New(rand.NewPCG(rand.Uint64(), 6))
 		tick := time.NewTicker(time.Second / time.Duration(r.c.Rate))
 		defer tick.Stop()
 		for n := int64(1); ; n++ {
