@@ -79,19 +79,19 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		return res, err
 	}
 	defer cl.Close()
-	run := rand.Uint32() % 1e6
-	res.In = fmt.Sprintf("brew.drill.orders.%d", run)
-	res.Out = fmt.Sprintf("brew.drill.kitchen.%d", run)
-	if _, err := brewkit.EnsureTopics(ctx, adm,
-		brewkit.Topic{Name: res.In, Partitions: 3, RF: 3, Retention: time.Hour},
-		brewkit.Topic{Name: res.Out, Partitions: 3, RF: 3, Retention: time.Hour}); err != nil {
+	var dropIn, dropOut func(context.Context) error
+	if res.In, dropIn, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.drill.orders.", Partitions: 3}); err != nil {
+		return res, err
+	}
+	defer dropIn(ctx) //nolint:errcheck // leftovers are harmless
+	if res.Out, dropOut, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.drill.kitchen.", Partitions: 3}); err != nil {
 		return res, err
 	}
 	defer func() {
+		dropOut(ctx) //nolint:errcheck // leftovers are harmless
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		adm.DeleteTopics(dctx, res.In, res.Out) //nolint:errcheck // leftovers are harmless
-		adm.DeleteGroup(dctx, res.In)           //nolint:errcheck // and so is the group
+		adm.DeleteGroup(dctx, res.In) //nolint:errcheck // and so is the group
 	}()
 	rng := rand.New(rand.NewPCG(c.Seed, 1))
 	recs := make([]*kgo.Record, c.Orders)
@@ -103,7 +103,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	}
 	say(fmt.Sprintf("%s: %d orders in %s; kitchen writes to %s", res.Mode, c.Orders, res.In, res.Out))
 
-	args := []string{"-in", res.In, "-out", res.Out, "-group", res.In, "-id", "kitchen-" + strconv.Itoa(int(run)), "-idle", "2s"}
+	args := []string{"-in", res.In, "-out", res.Out, "-group", res.In, "-id", "kitchen-" + strconv.Itoa(rand.IntN(1e6)), "-idle", "2s"}
 	if c.NoEOS {
 		args = append(args, "-no-eos")
 	}

@@ -45,17 +45,18 @@ type Isolation struct {
 // open; reads both topics with each isolation level; then commits the open one.
 func RunIsolation(ctx context.Context, cfg brewkit.Config, adm *kadm.Client) (Isolation, error) {
 	var iso Isolation
-	run := rand.Uint32() % 1e6
-	orders := fmt.Sprintf("brew.isolation.orders.%d", run)
-	payments := fmt.Sprintf("brew.isolation.payments.%d", run)
-	if _, err := brewkit.EnsureTopics(ctx, adm,
-		brewkit.Topic{Name: orders, Partitions: 1, RF: 3, Retention: time.Hour},
-		brewkit.Topic{Name: payments, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
+	orders, dropOrders, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.isolation.orders.", Partitions: 1})
+	if err != nil {
 		return iso, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), orders, payments) //nolint:errcheck // leftovers are harmless
+	defer dropOrders(ctx) //nolint:errcheck // leftovers are harmless
+	payments, dropPayments, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.isolation.payments.", Partitions: 1})
+	if err != nil {
+		return iso, err
+	}
+	defer dropPayments(ctx) //nolint:errcheck // leftovers are harmless
 
-	c := WriteConfig{ID: fmt.Sprintf("brew.isolation.%d", run), Orders: orders, Payments: payments, Transactions: 3, AbortEvery: 2, FirstOrder: 1}
+	c := WriteConfig{ID: fmt.Sprintf("brew.isolation.%d", rand.Uint32()%1e6), Orders: orders, Payments: payments, Transactions: 3, AbortEvery: 2, FirstOrder: 1}
 	if err := Write(ctx, cfg, c, func(o Outcome) { iso.Outcomes = append(iso.Outcomes, o) }); err != nil {
 		return iso, err
 	}

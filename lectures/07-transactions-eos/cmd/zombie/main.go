@@ -9,9 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -34,11 +32,11 @@ func main() {
 			return err
 		}
 		defer cl.Close()
-		topic := fmt.Sprintf("brew.zombie.%d", rand.Uint32()%1e6)
-		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
+		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.zombie.", Partitions: 1})
+		if err != nil {
 			return err
 		}
-		defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // a leftover demo topic is harmless
+		defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 		z, err := txns.RunZombie(ctx, cfg, adm, topic)
 		if err != nil {
 			return err
