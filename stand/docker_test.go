@@ -119,9 +119,9 @@ func containerState(t *testing.T, n int) string {
 	return strings.TrimSpace(string(out))
 }
 
-// TestDockerVerbs drives every stand verb on the docker stand and checks
+// TestDockerVerbsAlone drives every stand verb on the docker stand and checks
 // what Docker and the cluster say after each.
-func TestDockerVerbs(t *testing.T) {
+func TestDockerVerbsAlone(t *testing.T) {
 	s := dockerStand(t)
 	env := brewtest.Cluster(t)
 	env.NodeControl(t) // the stand lock, exclusive, and the stand restored afterwards
@@ -204,10 +204,10 @@ func TestDockerVerbs(t *testing.T) {
 	}
 }
 
-// TestDockerDownResetUp takes the stand down, wipes it and brings it back:
+// TestDockerDownResetUpAlone takes the stand down, wipes it and brings it back:
 // the named volumes go with reset, no anonymous volume is left, and the
 // nodes format their storage again.
-func TestDockerDownResetUp(t *testing.T) {
+func TestDockerDownResetUpAlone(t *testing.T) {
 	s := dockerStand(t)
 	env := brewtest.Cluster(t)
 	env.NodeControl(t)

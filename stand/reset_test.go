@@ -19,7 +19,7 @@ import (
 // make reset-lecture: lecture 06's topics and consumer groups and lecture
 // 08's topics and share groups (with the group config lecture 08 sets) go;
 // a topic of no lecture stays.
-func TestResetLectureLeavesNothingOfTheLecture(t *testing.T) {
+func TestResetLectureLeavesNothingOfTheLectureAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t) // share groups with group configs: Kafka 4.2's, not the simulation's
 	env.Exclusive(t)   // reset deletes every topic and group of lectures 06 and 08, other tests' too

@@ -17,7 +17,7 @@ import (
 // A paused node is a hung broker: it stays registered, but while acks=all
 // writes go on the leaders drop it from the ISR after replica.lag.time.max.ms
 // (10 s on the stands), and after resume it catches up and comes back.
-func TestPausedNodeLeavesTheISRAndReturns(t *testing.T) {
+func TestPausedNodeLeavesTheISRAndReturnsAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	nodes := env.NodeControl(t)

@@ -73,7 +73,7 @@ func TestRenderMatchesGolden(t *testing.T) {
 // The model against a real stand: a stopped node shows within 2 s, then the
 // partitions it held in sync go under-replicated; a paused node shows as
 // paused; all back afterwards.
-func TestSnapshotFollowsTheStand(t *testing.T) {
+func TestSnapshotFollowsTheStandAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	if env.Sim != nil {
 		env.RequireReal(t) // node processes need a stand: make test-real

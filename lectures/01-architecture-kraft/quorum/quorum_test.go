@@ -32,10 +32,10 @@ func describe(t *testing.T, cl *kgo.Client) quorum.Status {
 }
 
 // The fast tier: the program's result on the simulated cluster.
-func TestDescribeSimulated(t *testing.T) {
+func TestDescribeSimulatedReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	if !env.Simulated {
-		t.Skip("this test is about the simulation; the real tier runs TestRealQuorum")
+		t.Skip("this test is about the simulation; the real tier runs TestRealQuorumReadme")
 	}
 	cl := env.Client(t)
 	st := describe(t, cl)
@@ -68,7 +68,7 @@ func TestDescribeSimulated(t *testing.T) {
 
 // The real tier: the quorum as real Kafka reports it, checked against Kafka's
 // own kafka-metadata-quorum tool and the README.
-func TestRealQuorum(t *testing.T) {
+func TestRealQuorumReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	st := describe(t, env.Client(t))
@@ -122,7 +122,7 @@ func kafkaQuorumTool(t *testing.T, env *brewtest.Env) (int32, []int32, string) {
 
 // The lecture's live demo on real Kafka: stop the active controller, a new
 // leader is elected, and the node comes back as a voter.
-func TestRealLeaderFailover(t *testing.T) {
+func TestRealLeaderFailoverReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	nodes := env.NodeControl(t) // holds the stand lock (before the leader is read) and restores the stand at the end

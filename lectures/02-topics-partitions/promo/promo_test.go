@@ -25,7 +25,7 @@ func config(env *brewtest.Env) promo.Config {
 
 // One partition: one consumer works, two sit idle, the lag grows. Six
 // partitions: the three share the work and drain at least twice as fast.
-func TestMorePartitionsLetTheGroupKeepUp(t *testing.T) {
+func TestMorePartitionsLetTheGroupKeepUpReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := config(env)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

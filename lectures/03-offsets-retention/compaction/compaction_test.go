@@ -15,7 +15,7 @@ import (
 
 // Compaction keeps exactly the last value of every key at its original
 // offset, and drops the tombstoned key after delete.retention.ms.
-func TestCompactionKeepsTheLatestValuePerKey(t *testing.T) {
+func TestCompactionKeepsTheLatestValuePerKeyReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -42,7 +42,7 @@ func run(t *testing.T, env *brewtest.Env, c retention.Config) (retention.Result,
 
 // retention.ms: whole closed segments go once their newest record is older
 // than retention.ms, at the next retention check.
-func TestRetentionByTime(t *testing.T) {
+func TestRetentionByTimeReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := retention.Defaults // make retention, which the README shows
 	if env.Simulated {

@@ -21,7 +21,7 @@ import (
 // The drill's promise on whichever cluster the tier gives: nothing
 // acknowledged with acks=all is lost or duplicated through a leader stop, and
 // with a second node down acks=all is refused while acks=1 writes.
-func TestDrillLosesAndDuplicatesNothingAcknowledged(t *testing.T) {
+func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := drill.Defaults
 	c.Topic = fmt.Sprintf("brew.test.drill-%d", rand.Uint32())
@@ -69,7 +69,7 @@ func TestDrillLosesAndDuplicatesNothingAcknowledged(t *testing.T) {
 
 // The drill's consumer cannot fetch: the drill stops at once with the reason
 // instead of reporting every order as lost.
-func TestDrillReportsFetchErrors(t *testing.T) {
+func TestDrillReportsFetchErrorsAlone(t *testing.T) {
 	env := brewtest.Sim(t)
 	env.Sim.FailFetches(kerr.TopicAuthorizationFailed)
 	c := drill.Defaults

@@ -80,7 +80,7 @@ func sameAsKafka(t *testing.T, env *brewtest.Env, topic, step string) {
 
 // The lecture's claims, step by step: one node down goes unnoticed by acks=all
 // writers, two down refuse them, and the ISR fills up again after the restarts.
-func TestISRShrinksAndRecovers(t *testing.T) {
+func TestISRShrinksAndRecoversAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	nodes := env.NodeControl(t)
 	topic := env.FreshTopic(t, "isr", 6)
@@ -126,7 +126,7 @@ func TestISRShrinksAndRecovers(t *testing.T) {
 
 // Exercise 2 of the README: with min.insync.replicas=3 on RF 3, one node down
 // already refuses acks=all. The simulation ignores a topic's own min ISR.
-func TestExerciseMinISR3(t *testing.T) {
+func TestExerciseMinISR3Alone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	nodes := env.NodeControl(t)

@@ -30,7 +30,7 @@ func TestRows(t *testing.T) {
 }
 
 // Two of three voters down: no Raft leader; one back: a leader again.
-func TestQuorumNeedsMajority(t *testing.T) {
+func TestQuorumNeedsMajorityReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

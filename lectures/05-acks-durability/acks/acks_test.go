@@ -14,7 +14,7 @@ import (
 )
 
 // The three levels each write the whole workload; the table has their rows.
-func TestBenchWritesWithEveryLevel(t *testing.T) {
+func TestBenchWritesWithEveryLevelReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -36,7 +36,7 @@ func TestBenchWritesWithEveryLevel(t *testing.T) {
 
 // min.insync.replicas=3 with one replica's node down: acks=all is refused with
 // NOT_ENOUGH_REPLICAS, acks=1 still writes.
-func TestMinISRRefusesAcksAll(t *testing.T) {
+func TestMinISRRefusesAcksAllReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

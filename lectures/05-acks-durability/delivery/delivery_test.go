@@ -15,7 +15,7 @@ import (
 
 // Produce returns before the broker answers; after Flush every record has its
 // report: an offset, or for the record over max.message.bytes an error.
-func TestEveryRecordGetsItsReport(t *testing.T) {
+func TestEveryRecordGetsItsReportReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -15,7 +15,7 @@ import (
 
 // A paused follower makes acks=all requests time out after the leader wrote
 // them: without idempotence the retries are stored again, with it none is.
-func TestIdempotenceStopsRetriesFromDuplicating(t *testing.T) {
+func TestIdempotenceStopsRetriesFromDuplicatingReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -15,7 +15,7 @@ import (
 
 // acks=1 loses what the leader alone acknowledged when it crashes before its
 // followers copy it; acks=all, through the same fault, loses nothing.
-func TestAcksOneLosesAcknowledgedWrites(t *testing.T) {
+func TestAcksOneLosesAcknowledgedWritesReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -34,7 +34,7 @@ func TestAcksOneLosesAcknowledgedWrites(t *testing.T) {
 	brewtest.MatchesReadme(t, "../README.md", "lost-ack", b.String())
 }
 
-func TestSimulationSaysItCannot(t *testing.T) {
+func TestSimulationSaysItCannotAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	if !env.Simulated {
 		t.Skip("about the simulation")

@@ -24,7 +24,7 @@ func span(from, to int64) []int64 {
 // A consumer process is killed with SIGKILL 15 records into its second batch
 // of 20 and started again. What it re-reads or skips is exactly what each
 // style's commits left behind.
-func TestEachStyleAfterAKill(t *testing.T) {
+func TestEachStyleAfterAKillReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := commits.Defaults
 	c.Consumer = []string{brewtest.BuildCmdAt(t, "../cmd/commit-styles"), "consumer"}

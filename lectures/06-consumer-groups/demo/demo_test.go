@@ -28,7 +28,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 
 // m1, m2, m3 join one after another and m2 leaves: after each step every
 // partition has one owner among the live members, shared evenly.
-func TestDemoRebalance(t *testing.T) {
+func TestDemoRebalanceReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := demo.Defaults
 	c.Member = []string{brewtest.BuildCmdAt(t, "../cmd/demo-rebalance"), "member"}

@@ -21,7 +21,7 @@ import (
 // Our describe of a group with two members, for the classic and the consumer
 // protocol: every partition owned, everything committed; on real Kafka the
 // same offsets, lag and member ids as kafka-consumer-groups --describe.
-func TestDescribeMatchesKafkasTool(t *testing.T) {
+func TestDescribeMatchesKafkasToolReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	for _, p := range []groups.Protocol{groups.Cooperative, groups.Consumer} {
 		t.Run(string(p), func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // Each group reads every order; the members of one group split the
 // partitions between them, each partition to exactly one; with more members
 // than partitions one member is idle. On every protocol.
-func TestEveryGroupSeesEveryOrder(t *testing.T) {
+func TestEveryGroupSeesEveryOrderReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	for _, p := range groups.Protocols {
 		t.Run(string(p), func(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 // protocol revoke only the three that move. Throughout, no partition is
 // processed by a member that does not own it, and the two never own the same
 // partition at once.
-func TestJoiningMemberRevokes(t *testing.T) {
+func TestJoiningMemberRevokesReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	for _, p := range groups.Protocols {
 		t.Run(string(p), func(t *testing.T) {

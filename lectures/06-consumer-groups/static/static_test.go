@@ -16,7 +16,7 @@ import (
 // A static member restarted within the session timeout gets the same
 // partitions in the same generation, and the other member sees nothing; a
 // dynamic one leaves and rejoins: new generations, partitions moving.
-func TestStaticMemberRestartsWithoutARebalance(t *testing.T) {
+func TestStaticMemberRestartsWithoutARebalanceReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -17,7 +17,7 @@ import (
 // A third member joins, then a member is killed (a real process, SIGKILL).
 // Eager stops all six partitions both times; cooperative-sticky and the
 // consumer protocol stop only the two that move. Nothing is left unprocessed.
-func TestRebalanceTimeline(t *testing.T) {
+func TestRebalanceTimelineReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := timeline.Defaults
 	c.Member = []string{brewtest.BuildCmdAt(t, "../cmd/rebalance-timeline"), "member"}

@@ -19,7 +19,7 @@ import (
 // with the commit on the wire), and restarted each time. With transactions
 // every order is cooked exactly once; without, the same crashes cook some
 // twice.
-func TestCrashDrill(t *testing.T) {
+func TestCrashDrillReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := drill.Defaults
 	c.Kitchen = []string{brewtest.BuildCmdAt(t, "../cmd/kitchen")}

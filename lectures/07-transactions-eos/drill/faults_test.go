@@ -25,7 +25,7 @@ import (
 // order is still cooked exactly once. Should the kitchen give up (a
 // transaction that cannot end is not retryable), it is started again, as a
 // supervisor would.
-func TestExactlyOnceThroughNodeFaults(t *testing.T) {
+func TestExactlyOnceThroughNodeFaultsAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	nodes := env.NodeControl(t)

@@ -18,7 +18,7 @@ import (
 // sees every record, read_committed only the committed ones, both see the
 // markers, and read_committed stops at the last stable offset, which lags
 // the high watermark until the open transaction commits.
-func TestIsolationLevels(t *testing.T) {
+func TestIsolationLevelsReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -53,7 +53,7 @@ func TestIsolationLevels(t *testing.T) {
 
 // A second producer with the same transactional id fences the first: its
 // commit is refused and its record never becomes visible.
-func TestZombieIsFenced(t *testing.T) {
+func TestZombieIsFencedReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -76,7 +76,7 @@ func TestZombieIsFenced(t *testing.T) {
 // Six transactions, every third aborted. On Kafka 4.x (transactions v2) the
 // producer keeps its id and the broker bumps its epoch as each transaction
 // ends.
-func TestWriteCommitsAndAborts(t *testing.T) {
+func TestWriteCommitsAndAbortsReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

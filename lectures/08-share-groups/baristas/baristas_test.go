@@ -15,7 +15,7 @@ import (
 
 // Six baristas on one partition: in a share group all six take tickets and
 // every ticket is done; in a consumer group one barista does them all.
-func TestShareGroupSpreadsOnePartition(t *testing.T) {
+func TestShareGroupSpreadsOnePartitionReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -42,7 +42,7 @@ func TestShareGroupSpreadsOnePartition(t *testing.T) {
 
 // The lecture's table: on one partition, a share group gets faster with
 // more consumers, all of them busy; a consumer group keeps one busy.
-func TestThroughputTable(t *testing.T) {
+func TestThroughputTableReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	// A measurement: it takes the cluster alone. Beside two other modules'
 	// tests on two cores, six share consumers (a round trip per ticket) lost

@@ -16,7 +16,7 @@ import (
 // Tickets held by a barista process come back to another barista with
 // delivery count 2: at once when the process is killed, after the
 // acquisition lock when it is frozen.
-func TestHeldTicketsComeBack(t *testing.T) {
+func TestHeldTicketsComeBackReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := crash.Defaults
 	c.Holder = []string{brewtest.BuildCmdAt(t, "../cmd/crash"), "hold"}

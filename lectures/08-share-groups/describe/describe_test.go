@@ -20,7 +20,7 @@ import (
 // lag; on real Kafka with the same members, start offsets and lag as
 // kafka-share-groups --describe. (Kafka 4.2 reports a start offset that
 // trails the records already done; the lag is exact.)
-func TestDescribeShareGroup(t *testing.T) {
+func TestDescribeShareGroupReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -17,7 +17,7 @@ import (
 // by one each time and stops at the limit; a rejected ticket never comes
 // back; every other ticket is accepted once; the group's start offset passes
 // them all.
-func TestPoisonIsArchivedAtTheLimit(t *testing.T) {
+func TestPoisonIsArchivedAtTheLimitReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

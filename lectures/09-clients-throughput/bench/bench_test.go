@@ -16,7 +16,7 @@ import (
 // Two producers and two consumers in parallel move every record, and the
 // figures add up: rates, latencies in order, CPU measured, a compression
 // ratio above 1 for JSON orders with lz4.
-func TestBenchMovesEveryRecord(t *testing.T) {
+func TestBenchMovesEveryRecordReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

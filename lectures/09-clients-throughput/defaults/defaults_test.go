@@ -12,7 +12,7 @@ import (
 )
 
 // What the libraries in go.mod do by default, as their code says.
-func TestDefaultsOfTheLibraries(t *testing.T) {
+func TestDefaultsOfTheLibrariesReadme(t *testing.T) {
 	rows, err := defaults.Read()
 	require.NoError(t, err)
 	by := map[string]defaults.Row{}

@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,6 +119,7 @@ func sharedLock(t testing.TB) *stand.Lock {
 // changing cluster-wide state (leaders of the Brew topics, broker configs).
 func (e *Env) Exclusive(t testing.TB) {
 	t.Helper()
+	RequireName(t, Alone, "holds the stand alone")
 	if e.lock == nil {
 		return
 	}
@@ -171,6 +173,7 @@ func client(t testing.TB, cfg brewkit.Config, opts ...kgo.Opt) *kgo.Client {
 // creates a topic or reads what it will compare.
 func (e *Env) NodeControl(t testing.TB) brewkit.NodeControl {
 	t.Helper()
+	RequireName(t, Alone, "stops, pauses or restarts nodes")
 	if e.Sim != nil {
 		n := e.Sim.NodeControl()
 		t.Cleanup(func() {
@@ -299,4 +302,25 @@ func Sim(t testing.TB) *Env {
 	}
 	t.Cleanup(c.Close)
 	return &Env{Config: c.Config(), Sim: c, Simulated: true}
+}
+
+// The words in a test's name that scripts/test selects it by (go test's
+// -run and -skip), so that a new lecture's tests need no edit of the script:
+// a test that holds the stand alone (NodeControl, Exclusive) has Alone in its
+// name, and the tiers run those before the tests that share the stand; a
+// test that compares output with a README (MatchesReadme) has Readme in its
+// name, and the docker tier runs those in every lecture.
+const (
+	Alone  = "Alone"
+	Readme = "Readme"
+)
+
+// RequireName fails a test whose name lacks word: what it does (why) must
+// show in its name for scripts/test to select it.
+func RequireName(t testing.TB, word, why string) {
+	t.Helper()
+	root, _, _ := strings.Cut(t.Name(), "/")
+	if !strings.Contains(root, word) {
+		t.Fatalf("%s %s, so its name must contain %q: scripts/test selects such tests by name (-run %s)", root, why, word, word)
+	}
 }

@@ -170,6 +170,7 @@ func ReadmeBlock(t testing.TB, path, name string) Block {
 // name shows, up to what its marker declares may vary.
 func MatchesReadme(t testing.TB, readme, name, got string) {
 	t.Helper()
+	RequireName(t, Readme, "compares output with a README")
 	b := ReadmeBlock(t, readme, name)
 	got = contractPorts(t, got)
 	if err := b.match(got); err != nil {

@@ -1,6 +1,7 @@
 package brewtest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -145,5 +146,30 @@ func TestColumnsStayWhereTheBlockHasThem(t *testing.T) {
 	}
 	if b.match("TOPIC                PART  MEMBER\nbrew.test.topic-9876  1     m-xyz\n") == nil {
 		t.Error("PART is literal")
+	}
+}
+
+// nameRecorder is a test whose name is set and whose Fatalf is recorded.
+type nameRecorder struct {
+	testing.TB
+	name, fatal string
+}
+
+func (r *nameRecorder) Name() string                      { return r.name }
+func (r *nameRecorder) Helper()                           {}
+func (r *nameRecorder) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+
+// A test selected by a word in its name must carry it: scripts/test would
+// otherwise run it in the wrong phase or not at all.
+func TestRequireNameNamesTheMissingWord(t *testing.T) {
+	r := &nameRecorder{name: "TestDrillLosesNothing/acks=all"}
+	RequireName(r, Alone, "stops nodes")
+	if !strings.Contains(r.fatal, `must contain "Alone"`) {
+		t.Fatalf("a fault test without Alone in its name passed: %q", r.fatal)
+	}
+	r = &nameRecorder{name: "TestDrillLosesNothingAlone/acks=all"}
+	RequireName(r, Alone, "stops nodes")
+	if r.fatal != "" {
+		t.Fatalf("a well-named test failed: %s", r.fatal)
 	}
 }

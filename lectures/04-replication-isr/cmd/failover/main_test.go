@@ -10,7 +10,7 @@ import (
 // Ctrl-C mid-drill leaves a node stopped: the program says so and how to
 // bring it back, and exits 130 within a second. The drill stops nodes of
 // the stand this checkout started, so this runs on the real tier.
-func TestInterruptSaysWhatItLeavesBehind(t *testing.T) {
+func TestInterruptSaysWhatItLeavesBehindAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	env.NodeControl(t) // holds the stand lock; starts the stopped node again at the end

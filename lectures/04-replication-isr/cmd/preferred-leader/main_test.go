@@ -18,7 +18,7 @@ import (
 // partitions are led by node 2; the program shows it, elects the preferred
 // leaders, and each node leads two again. The simulation always leads from
 // the first replica, so this is real-only.
-func TestRestartedNodeGetsItsLeadershipBack(t *testing.T) {
+func TestRestartedNodeGetsItsLeadershipBackReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	nodes := env.NodeControl(t)

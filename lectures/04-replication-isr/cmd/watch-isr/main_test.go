@@ -25,7 +25,7 @@ func TestOnceMatchesReadme(t *testing.T) {
 
 // make stop-broker N=2 while the watch runs piped: the change lines the README
 // shows, and Ctrl-C ends the watch. Offline replicas are real Kafka's only.
-func TestStopBrokerChangesMatchReadme(t *testing.T) {
+func TestStopBrokerChangesMatchReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	nodes := env.NodeControl(t)

@@ -9,7 +9,7 @@ import (
 
 // Ctrl-C while a follower is paused: the program resumes it on its way out,
 // exits 130 within a second, and says how to make sure.
-func TestInterruptResumesThePausedNode(t *testing.T) {
+func TestInterruptResumesThePausedNodeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	env.NodeControl(t) // holds the stand lock; resumes anything left paused
