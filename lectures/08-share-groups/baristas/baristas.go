@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -78,17 +77,16 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		return res, err
 	}
 	defer cl.Close()
-	run := rand.Uint32() % 1e6
-	res.Topic = fmt.Sprintf("brew.tickets.%s.%d", c.Mode, run)
-	group := res.Topic
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: res.Topic, Partitions: c.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+	var drop func(context.Context) error
+	if res.Topic, drop, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: fmt.Sprintf("brew.tickets.%s.", c.Mode), Partitions: c.Partitions}); err != nil {
 		return res, err
 	}
+	group := res.Topic
 	defer func() {
+		drop(ctx) //nolint:errcheck // leftovers are harmless
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		adm.DeleteTopics(dctx, res.Topic) //nolint:errcheck // leftovers are harmless
-		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
+		adm.DeleteGroup(dctx, group) //nolint:errcheck // and so is the group
 	}()
 	if c.Mode == Share {
 		if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {

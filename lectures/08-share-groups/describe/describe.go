@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -111,16 +110,16 @@ func Demo(ctx context.Context, cfg brewkit.Config, while func(Group) error) (Gro
 		return g, err
 	}
 	defer cl.Close()
-	topic := fmt.Sprintf("brew.tickets.describe.%d", rand.Uint32()%1e6)
-	group := topic
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: 3, RF: 3, Retention: time.Hour}); err != nil {
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.tickets.describe.", Partitions: 3})
+	if err != nil {
 		return g, err
 	}
+	group := topic
 	defer func() {
+		drop(ctx) //nolint:errcheck // leftovers are harmless
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		adm.DeleteTopics(dctx, topic) //nolint:errcheck // leftovers are harmless
-		adm.DeleteGroup(dctx, group)  //nolint:errcheck // and so is the group
+		adm.DeleteGroup(dctx, group) //nolint:errcheck // and so is the group
 	}()
 	if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {
 		return g, err

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -78,16 +77,16 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		return res, err
 	}
 	defer cl.Close()
-	res.Topic = fmt.Sprintf("brew.tickets.poison.%d", rand.Uint32()%1e6)
-	group := res.Topic
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: res.Topic, Partitions: 1, RF: 3, Retention: time.Hour}); err != nil {
+	var drop func(context.Context) error
+	if res.Topic, drop, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.tickets.poison.", Partitions: 1}); err != nil {
 		return res, err
 	}
+	group := res.Topic
 	defer func() {
+		drop(ctx) //nolint:errcheck // leftovers are harmless
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		adm.DeleteTopics(dctx, res.Topic) //nolint:errcheck // leftovers are harmless
-		adm.DeleteGroup(dctx, group)      //nolint:errcheck // and so is the group
+		adm.DeleteGroup(dctx, group) //nolint:errcheck // and so is the group
 	}()
 	if err := brewkit.SetGroupConfigs(ctx, cl, group, map[string]string{
 		"share.auto.offset.reset":    "earliest",
