@@ -31,6 +31,9 @@ func TestOneKafkaVersion(t *testing.T) {
 	}
 	checked := 0
 	for _, name := range bytes.Split(bytes.TrimRight(out, "\x00"), []byte{0}) {
+		if string(name) == "stand/version_test.go" {
+			continue // this file names other releases on purpose
+		}
 		path := filepath.Join(root, string(name))
 		b, err := os.ReadFile(path)
 		if err != nil || bytes.IndexByte(b, 0) >= 0 {
