@@ -10,7 +10,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -96,11 +95,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		return res, err
 	}
 	defer cl.Close()
-	topic := fmt.Sprintf("brew.bench.%d", rand.Uint32()%1e9)
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: c.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.bench.", Partitions: c.Partitions})
+	if err != nil {
 		return res, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+	defer drop(ctx) //nolint:errcheck // leftovers are harmless
 
 	if res.Produce, res.Ratio, err = produce(ctx, cfg, c, topic); err != nil {
 		return res, err
@@ -120,11 +119,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 func endToEnd(ctx context.Context, cfg brewkit.Config, c Config, adm *kadm.Client) (perf.Phase, error) {
 	n := max(1, int(float64(c.E2ERate)*c.E2EFor.Seconds()))
 	ph := perf.Phase{Records: n}
-	topic := fmt.Sprintf("brew.bench.e2e.%d", rand.Uint32()%1e9)
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: c.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.bench.e2e.", Partitions: c.Partitions})
+	if err != nil {
 		return ph, err
 	}
-	defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+	defer drop(ctx) //nolint:errcheck // leftovers are harmless
 	if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
 		return ph, err
 	}

@@ -94,11 +94,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		res.Rows = append(res.Rows, Row{Client: client.Name(), Version: Version(client), Settings: client.Settings(c.Workload)})
 	}
 	one := func(client Client, w perf.Workload) (perf.Phase, perf.Phase, error) {
-		topic := fmt.Sprintf("brew.compare.%d", rand.Uint32()%1e9)
-		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: w.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.compare.", Partitions: w.Partitions})
+		if err != nil {
 			return perf.Phase{}, perf.Phase{}, err
 		}
-		defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+		defer drop(ctx) //nolint:errcheck // leftovers are harmless
 		// Every leader answers for its partition (metadata can name a
 		// leader a moment before it has the log; kafka-go gives up then).
 		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
