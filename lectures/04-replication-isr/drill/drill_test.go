@@ -3,8 +3,6 @@ package drill_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -23,8 +21,9 @@ import (
 // with a second node down acks=all is refused while acks=1 writes.
 func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
+	nodes := env.NodeControl(t) // before the topic: it may wait for the stand lock
 	c := drill.Defaults
-	c.Topic = fmt.Sprintf("brew.test.drill-%d", rand.Uint32())
+	c.Topic = env.FreshTopic(t, "drill", 6)
 	c.Second = true
 	c.Steady = 2 * time.Second
 	if env.Simulated {
@@ -32,7 +31,7 @@ func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := drill.Run(ctx, c, env.Config, env.NodeControl(t), func(line string) { t.Log(line) })
+	rep, err := drill.Run(ctx, c, env.Config, nodes, func(line string) { t.Log(line) })
 	require.NoError(t, err)
 
 	require.Greater(t, rep.Acked, int64(100), "the drill should have produced a steady stream")
@@ -71,9 +70,9 @@ func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 // instead of reporting every order as lost.
 func TestDrillReportsFetchErrorsAlone(t *testing.T) {
 	env := brewtest.Sim(t)
-	env.Sim.FailFetches(kerr.TopicAuthorizationFailed)
 	c := drill.Defaults
-	c.Topic = fmt.Sprintf("brew.test.drill-%d", rand.Uint32())
+	c.Topic = env.FreshTopic(t, "drill", 6)
+	env.Sim.FailFetches(kerr.TopicAuthorizationFailed)
 	c.Steady = 500 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
