@@ -10,7 +10,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -125,11 +124,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		w := c.Workload
 		// A second of warm-up first, sent at the rate and left out.
 		w.Records, w.Rate, w.Warmup = c.Rate+c.PacedRecords, c.Rate, c.Rate
-		topic := fmt.Sprintf("brew.compare.paced.%d", rand.Uint32()%1e9)
-		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Topic{Name: topic, Partitions: w.Partitions, RF: 3, Retention: time.Hour}); err != nil {
+		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.compare.paced.", Partitions: w.Partitions})
+		if err != nil {
 			return perf.Phase{}, err
 		}
-		defer adm.DeleteTopics(context.WithoutCancel(ctx), topic) //nolint:errcheck // leftovers are harmless
+		defer drop(ctx) //nolint:errcheck // leftovers are harmless
 		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
 			return perf.Phase{}, err
 		}
