@@ -8,7 +8,7 @@
 //     at the cluster (Command), a crash on purpose (Crash);
 //   - the Brew domain: its topics (Catalog, EnsureTopics) and its events
 //     (Event, NewOrder, DecodeEvent) in one versioned JSON encoding, keyed by
-//     order id;
+//     order id; and a topic of its own for one run of a demo (FreshTopic);
 //   - what the lectures read from the cluster: the Raft quorum
 //     (DescribeQuorum), the Kafka release (ClusterRelease), whether it is the
 //     simulation (IsSimulated), end offsets and a topic read up to them
