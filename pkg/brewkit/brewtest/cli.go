@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,20 +29,57 @@ func BuildCmd(t testing.TB) string {
 	return BuildCmdAt(t, ".")
 }
 
-// BuildCmdAt compiles the command in dir and returns the binary's path.
+// BuildCmdAt compiles the command in dir and returns the binary's path. A
+// test process builds each command once: linking one takes a second or two
+// of CPU, and a lecture's flag tests run its programs dozens of times.
 func BuildCmdAt(t testing.TB, dir string) string {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), filepath.Base(abs))
+	built.Lock()
+	defer built.Unlock()
+	if bin, ok := built.bins[abs]; ok {
+		return bin
+	}
+	if built.dir == "" {
+		if built.dir, err = binDir(); err != nil {
+			t.Fatal(err)
+		}
+		built.bins = map[string]string{}
+	}
+	bin := filepath.Join(built.dir, fmt.Sprintf("%d-%s", len(built.bins), filepath.Base(abs)))
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = abs
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", dir, err, out)
 	}
+	built.bins[abs] = bin
 	return bin
+}
+
+// built are the commands this test process has built, by folder.
+var built struct {
+	sync.Mutex
+	dir  string
+	bins map[string]string
+}
+
+// binDir makes this test process's folder for the commands it builds, in
+// the system's temporary folder, and removes those of test processes that
+// have ended (a test binary has no hook to remove its own at exit).
+func binDir() (string, error) {
+	const prefix = "brewtest-bin-"
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
+	for _, d := range old {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), prefix))
+		if err == nil && syscall.Kill(pid, 0) != nil {
+			os.RemoveAll(d)
+		}
+	}
+	dir := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid()))
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // BadFlag runs the program in dir (cmd/X) with args and fails the test
