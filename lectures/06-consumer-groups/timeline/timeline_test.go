@@ -2,9 +2,7 @@ package timeline_test
 
 import (
 	"context"
-	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,30 +23,8 @@ func TestRebalanceTimelineReadme(t *testing.T) {
 	c.Member = []string{brewtest.BuildCmdAt(t, "../cmd/rebalance-timeline"), "member"}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	say := func(s string) { t.Log(s) }
-	var rows []timeline.Row
-	if env.Simulated {
-		// Side by side on the simulation, to keep the fast tier fast; on
-		// real Kafka one after the other, as the README measures them.
-		rows = make([]timeline.Row, len(groups.Protocols))
-		errs := make([]error, len(groups.Protocols))
-		var wg sync.WaitGroup
-		for i, p := range groups.Protocols {
-			wg.Go(func() {
-				r, err := timeline.Run(ctx, env.Config, c, []groups.Protocol{p}, say)
-				if err == nil {
-					rows[i] = r[0]
-				}
-				errs[i] = err
-			})
-		}
-		wg.Wait()
-		require.NoError(t, errors.Join(errs...))
-	} else {
-		var err error
-		rows, err = timeline.Run(ctx, env.Config, c, groups.Protocols, say)
-		require.NoError(t, err)
-	}
+	rows, err := timeline.Run(ctx, env.Config, c, groups.Protocols, func(s string) { t.Log(s) })
+	require.NoError(t, err)
 	for _, r := range rows {
 		require.Zero(t, r.Unprocessed, "%s: every order processed", r.Protocol)
 		require.Len(t, r.Killed, 2, "%s: the killed member owned two partitions", r.Protocol)
