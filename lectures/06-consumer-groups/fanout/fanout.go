@@ -91,13 +91,21 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 // every partition of the topic is owned in every group, and by every member
 // where there are enough partitions, it calls produce, then waits until every
 // group has read want records. It returns what each member got.
-func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic string, partitions, want int, groupOf []string, prefix string, produce func() error) ([]Member, error) {
-	ctx, cancel := context.WithCancel(ctx)
+func read(parent context.Context, cfg brewkit.Config, p groups.Protocol, topic string, partitions, want int, groupOf []string, prefix string, produce func() error) ([]Member, error) {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	var mu sync.Mutex
 	members := make([]Member, len(groupOf))
 	assigned := make([][]int32, len(groupOf))
 	errs := make(chan error, len(groupOf))
+	var failed error // the first member's error, which ends every wait below
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if failed == nil {
+			failed = err
+		}
+	}
 	var wg sync.WaitGroup
 	for i, g := range groupOf {
 		members[i].Group = g
@@ -105,7 +113,7 @@ func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic stri
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- m.Run(ctx, cfg, func(e groups.Event) {
+			err := m.Run(ctx, cfg, func(e groups.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch e.Kind {
@@ -117,11 +125,18 @@ func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic stri
 					members[i].Read++
 				}
 			})
+			if err != nil && ctx.Err() == nil {
+				fail(fmt.Errorf("member %d of %s: %w", i, members[i].Group, err))
+			}
+			errs <- err
 		}()
 	}
 	settled := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
+		if failed != nil {
+			return true // the error is returned below
+		}
 		if want == 0 {
 			return idleSettled(assigned)
 		}
@@ -142,6 +157,9 @@ func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic stri
 	done := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
+		if failed != nil {
+			return true
+		}
 		read := map[string]int{}
 		for _, m := range members {
 			read[m.Group] += m.Read
@@ -153,12 +171,23 @@ func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic stri
 		}
 		return true
 	}
+	firstFailure := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return failed
+	}
 	err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled)
+	if err == nil {
+		err = firstFailure()
+	}
 	if err == nil && produce != nil {
 		err = produce()
 	}
 	if err == nil {
 		err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, done)
+	}
+	if err == nil {
+		err = firstFailure()
 	}
 	mu.Lock() // what each member owns now, before leaving revokes it all
 	for i := range members {
@@ -168,8 +197,11 @@ func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic stri
 	cancel()
 	wg.Wait()
 	close(errs)
+	if f := firstFailure(); f != nil {
+		return nil, f
+	}
 	for e := range errs {
-		if e != nil && ctx.Err() == nil {
+		if e != nil && parent.Err() == nil {
 			return nil, e
 		}
 	}

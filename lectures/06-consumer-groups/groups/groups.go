@@ -147,6 +147,9 @@ func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) e
 	for ctx.Err() == nil {
 		fs := c.PollRecords(ctx, 20) // a bounded batch: a rebalance waits for it
 		if err := check.Err(fs); err != nil {
+			// Let the client leave: with BlockRebalanceOnPoll, Close's
+			// LeaveGroup waits for the rebalance this poll still blocks.
+			c.AllowRebalance()
 			return err
 		}
 		fs.EachRecord(func(r *kgo.Record) {

@@ -45,7 +45,9 @@ func main() {
 	brewkit.Main("member", func(ctx context.Context, cfg brewkit.Config) error {
 		var mu sync.Mutex
 		enc := json.NewEncoder(os.Stdout)
-		fmt.Fprintf(os.Stderr, "%s joins group %s on %s (%s protocol); Ctrl-C leaves\n", m.Name, m.Group, m.Topic, m.Protocol)
+		if !*asJSON { // stdout stays JSON lines with -json
+			fmt.Printf("%s joins group %s on %s (%s protocol); Ctrl-C leaves\n", m.Name, m.Group, m.Topic, m.Protocol)
+		}
 		return m.Run(ctx, cfg, func(e groups.Event) {
 			if *quiet && e.Kind == "processed" {
 				return
