@@ -92,17 +92,26 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	for _, client := range c.Clients {
 		res.Rows = append(res.Rows, Row{Client: client.Name(), Version: Version(client), Settings: client.Settings(c.Workload)})
 	}
+	// fresh is a run's topic, once every leader answers for its partition
+	// (metadata can name a leader a moment before it has the log; kafka-go
+	// gives up then).
+	fresh := func(prefix string, w perf.Workload) (string, func(context.Context) error, error) {
+		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: prefix, Partitions: w.Partitions})
+		if err != nil {
+			return "", nil, err
+		}
+		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
+			drop(ctx) //nolint:errcheck // leftovers are harmless
+			return "", nil, err
+		}
+		return topic, drop, nil
+	}
 	one := func(client Client, w perf.Workload) (perf.Phase, perf.Phase, error) {
-		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.compare.", Partitions: w.Partitions})
+		topic, drop, err := fresh("brew.compare.", w)
 		if err != nil {
 			return perf.Phase{}, perf.Phase{}, err
 		}
 		defer drop(ctx) //nolint:errcheck // leftovers are harmless
-		// Every leader answers for its partition (metadata can name a
-		// leader a moment before it has the log; kafka-go gives up then).
-		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
-			return perf.Phase{}, perf.Phase{}, err
-		}
 		bar := perf.NewBar(w.Records, client.Name()+" produce")
 		p, err := client.Produce(ctx, cfg, topic, w, bar)
 		bar.Done()
@@ -124,14 +133,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		w := c.Workload
 		// A second of warm-up first, sent at the rate and left out.
 		w.Records, w.Rate, w.Warmup = c.Rate+c.PacedRecords, c.Rate, c.Rate
-		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.compare.paced.", Partitions: w.Partitions})
+		topic, drop, err := fresh("brew.compare.paced.", w)
 		if err != nil {
 			return perf.Phase{}, err
 		}
 		defer drop(ctx) //nolint:errcheck // leftovers are harmless
-		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
-			return perf.Phase{}, err
-		}
 		bar := perf.NewBar(w.Records, fmt.Sprintf("%s at %d rec/s", client.Name(), w.Rate))
 		p, err := client.Produce(ctx, cfg, topic, w, bar)
 		bar.Done()
