@@ -239,6 +239,7 @@ func (s *Stand) waitService(ctx context.Context, svc Service, p process, start t
 	rel := s.rel(p.logFile())
 	deadline := start.Add(svc.ReadyIn)
 	last, lastSaid := "", time.Now()
+	var gone time.Time // since when the process has not been seen running
 	for {
 		rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		err := svc.ready(rctx)
@@ -249,7 +250,16 @@ func (s *Stand) waitService(ctx context.Context, svc Service, p process, start t
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !isRunning(p) {
+		// Right after the start the kernel may not show the new program's
+		// command line yet (CI saw prometheus "exit" at 0.00 s and run on):
+		// a process counts as gone once it has not run for 300 ms, or when
+		// the wait is over.
+		if isRunning(p) {
+			gone = time.Time{}
+		} else if gone.IsZero() {
+			gone = time.Now()
+		}
+		if !gone.IsZero() && (time.Since(gone) >= 300*time.Millisecond || time.Now().After(deadline)) {
 			return fmt.Errorf("%s exited while starting; see %s", svc.Name, rel)
 		}
 		if time.Now().After(deadline) {
