@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"time"
 
@@ -32,7 +33,11 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	dir := flag.Arg(0)
+	dir, number, err := lectureDir(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tour:", err)
+		os.Exit(2)
+	}
 	l, err := steps.Read(filepath.Join(dir, steps.File))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tour:", err)
@@ -43,18 +48,42 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = tour.Run(ctx, l, tour.Options{
-		Title: "Lecture " + filepath.Base(dir)[:2], Auto: *auto, Pause: *pause, Simulated: simulated(ctx),
+		Title: "Lecture " + number, Auto: *auto, Pause: *pause, Simulated: simulated(ctx),
 		In: os.Stdin, Out: os.Stdout,
 		Run: func(ctx context.Context, s steps.Step) error { return runStep(ctx, dir, s) },
 	})
+	const restore = "`make restore` brings back any node a step left stopped"
 	switch {
 	case err == nil:
-	case errors.Is(err, tour.ErrQuit), errors.Is(err, context.Canceled):
-		fmt.Println("\ntour stopped; `make restore` brings back any node a step left stopped")
+	case errors.Is(err, tour.ErrQuit):
+		fmt.Println("\ntour stopped; " + restore)
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		// Ctrl-C (or SIGTERM): the status of an interrupted program, as
+		// brewkit.Main gives every course program.
+		fmt.Println()
+		fmt.Fprintln(os.Stderr, "tour: interrupted; "+restore)
+		os.Exit(130)
 	default:
 		fmt.Fprintln(os.Stderr, "tour:", err)
 		os.Exit(1)
 	}
+}
+
+// lectureName is a lecture folder's name: NN-slug.
+var lectureName = regexp.MustCompile(`^([0-9]{2})-[a-z0-9-]+$`)
+
+// lectureDir resolves arg (".", "lectures/01-architecture-kraft", ...) to an
+// absolute lecture folder and returns it with the lecture's number ("01").
+func lectureDir(arg string) (dir, number string, err error) {
+	dir, err = filepath.Abs(arg)
+	if err != nil {
+		return "", "", err
+	}
+	m := lectureName.FindStringSubmatch(filepath.Base(dir))
+	if m == nil {
+		return "", "", fmt.Errorf("%s is not a lecture folder (lectures/NN-slug): run `make tour L=NN` at the root, or `tour .` in a lecture's folder", dir)
+	}
+	return dir, m[1], nil
 }
 
 // simulated reports whether the cluster that answers is the embedded
@@ -93,19 +122,22 @@ func runStep(ctx context.Context, dir string, s steps.Step) error {
 	if s.Stop > 0 {
 		timer = time.After(s.Stop)
 	}
-	interrupted := false
+	planned, interrupted := false, false
 	for {
 		select {
 		case err := <-done:
-			if interrupted {
+			if planned {
 				// Stopped by us, as a student would with Ctrl-C; make's
 				// "Error 130" line above is that Ctrl-C, not a failure.
 				fmt.Println("(stopped with Ctrl-C, as planned)")
 				return nil
 			}
+			if interrupted {
+				return nil // the tour was interrupted: Run returns ctx.Err()
+			}
 			return err
 		case <-timer:
-			interrupted = true
+			planned = true
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 			timer = nil
 		case <-ctx.Done():
