@@ -1,9 +1,11 @@
 package brewkit
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // FlagCheck collects what is wrong with a program's flags and arguments, so
@@ -12,6 +14,7 @@ import (
 //
 //	var fc brewkit.FlagCheck
 //	fc.Require(*interval > 0, "interval", *interval, "must be > 0")
+//	fc.Topic("topic", *topic)
 //	fc.NoArgs()
 //	fc.ExitOnUsageError("quorum-status")
 type FlagCheck struct {
@@ -49,4 +52,51 @@ func (c *FlagCheck) ExitOnUsageError(program string) {
 	}
 	fmt.Fprintf(os.Stderr, "run `%s -h` for every flag\n", program)
 	os.Exit(2)
+}
+
+// Topic notes a problem with -flag name unless name is a topic name Kafka
+// accepts (see TopicNameError), so that a bad name is a usage error, not a
+// broker's refusal later.
+func (c *FlagCheck) Topic(flag, name string) {
+	if err := TopicNameError(name); err != nil {
+		c.Require(false, flag, name, err.Error())
+	}
+}
+
+// Topics checks -flag list, comma-separated topic names, as Topic checks
+// one, and returns the names.
+func (c *FlagCheck) Topics(flag, list string) []string {
+	names := strings.Split(list, ",")
+	for _, n := range names {
+		if err := TopicNameError(n); err != nil {
+			c.Require(false, flag, list, "want comma-separated topic names (a,b): "+err.Error())
+			break
+		}
+	}
+	return names
+}
+
+// Name notes a problem with -flag value when it is empty: a group, a
+// transactional id or another name Kafka takes as any non-empty string.
+func (c *FlagCheck) Name(flag, value string) {
+	c.Require(value != "", flag, value, "must not be empty")
+}
+
+// TopicNameError says what is wrong with name as a Kafka topic name, or
+// returns nil: Kafka takes 1 to 249 characters of ASCII letters, digits, '.',
+// '_' and '-', other than "." and "..".
+func TopicNameError(name string) error {
+	const rule = "a topic name is 1 to 249 characters of letters, digits, '.', '_' and '-', and not \".\" or \"..\""
+	switch {
+	case name == "":
+		return errors.New("must not be empty: " + rule)
+	case name == "." || name == "..", len(name) > 249:
+		return errors.New(rule)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Errorf("%q is not allowed: %s", r, rule)
+		}
+	}
+	return nil
 }
