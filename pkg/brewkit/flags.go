@@ -100,3 +100,12 @@ func TopicNameError(name string) error {
 	}
 	return nil
 }
+
+// Given reports whether the flag name was set on the command line, for a
+// flag whose empty default means something ("" for all topics) while an
+// empty value given (-topic=) is a mistake.
+func Given(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
