@@ -18,6 +18,16 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/partition-of", "-partitions", "0"},
 		{"cmd/promo", "-partitions", "1,x"},
 		{"cmd/promo", "-rate", "0"},
+		{"cmd/promo", "-rate", "-5"},
+		{"cmd/promo", "-rate", "NaN"},
+		{"cmd/promo", "-rate", "+Inf"},
+		{"cmd/promo", "-rate", "700000"},
+		{"cmd/keyed-producer", "-topic", "bad/name"},
+		{"cmd/keyed-producer", "-topic", ""},
+		{"cmd/keyed-producer", "-topic", ".."},
+		{"cmd/inspect", "-topic", ",,"},
+		{"cmd/inspect", "-topic", "brew.orders.v1,"},
+		{"cmd/inspect", "-topic", ""},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

@@ -26,14 +26,19 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	var names []string
+	if *topic != "" || brewkit.Given("topic") {
+		names = fc.Topics("topic", *topic)
+	}
 	fc.NoArgs()
 	fc.ExitOnUsageError("inspect")
 	brewkit.Main("inspect", func(ctx context.Context, cfg brewkit.Config) error {
-		return run(ctx, cfg, *topic, *create, *asJSON)
+		return run(ctx, cfg, names, *create, *asJSON)
 	})
 }
 
-func run(ctx context.Context, cfg brewkit.Config, topic string, create, asJSON bool) error {
+// run describes the topics names, or the Brew topics when there are none.
+func run(ctx context.Context, cfg brewkit.Config, names []string, create, asJSON bool) error {
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
 		return err
@@ -48,10 +53,7 @@ func run(ctx context.Context, cfg brewkit.Config, topic string, create, asJSON b
 			fmt.Fprintf(os.Stderr, "created %s\n", strings.Join(made, ", "))
 		}
 	}
-	var names []string
-	if topic != "" {
-		names = strings.Split(topic, ",")
-	} else {
+	if len(names) == 0 {
 		for _, t := range brewkit.Catalog {
 			names = append(names, t.Name)
 		}

@@ -31,6 +31,7 @@ func main() {
 	var err error
 	c.Mode, err = keyed.ParseMode(*mode)
 	fc.Require(err == nil, "key", *mode, "use order, shop or none")
+	fc.Topic("topic", c.Topic)
 	fc.Require(c.Count >= 1, "n", c.Count, "must be at least 1")
 	fc.Require(c.Samples >= 0, "samples", c.Samples, "must not be negative")
 	fc.NoArgs()

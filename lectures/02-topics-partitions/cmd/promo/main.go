@@ -19,6 +19,10 @@ import (
 	"github.com/brew-course/kafka/lectures/02-topics-partitions/promo"
 )
 
+// maxRate is the fastest -rate: 10,000 orders a second, beyond what the
+// demo's consumers could ever drain.
+const maxRate = 600_000
+
 func main() {
 	c := promo.Defaults
 	flag.Float64Var(&c.PerMinute, "rate", c.PerMinute, "orders per minute")
@@ -42,7 +46,9 @@ func main() {
 		}
 		counts = append(counts, n)
 	}
-	fc.Require(c.PerMinute > 0, "rate", c.PerMinute, "must be > 0")
+	// NaN fails both comparisons; +Inf (and any rate above the limit)
+	// would write as fast as the client can, flooding the topic.
+	fc.Require(c.PerMinute > 0 && c.PerMinute <= maxRate, "rate", c.PerMinute, fmt.Sprintf("must be > 0 and at most %d orders per minute", maxRate))
 	fc.Require(c.Duration > 0, "duration", c.Duration, "must be > 0")
 	fc.Require(c.Consumers >= 1, "consumers", c.Consumers, "must be at least 1")
 	fc.Require(c.Work > 0, "work", c.Work, "must be > 0")
