@@ -16,7 +16,18 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/compaction", "-limit", "0s"},
 		{"cmd/load-and-watch", "-rate", "-1"},
 		{"cmd/replay", "-to-datetime", "yesterday"},
+		{"cmd/replay", "-to-datetime", "-10m"},
+		{"cmd/replay", "-to-datetime", "0s"},
+		{"cmd/replay", "-to-datetime", "2999-01-01T00:00:00Z"},
+		{"cmd/replay", "-to-latest", "-topic", ""},
+		{"cmd/replay", "-to-latest", "-topic", "no/such"},
+		{"cmd/replay", "-to-latest", "-group", ""},
 		{"cmd/retention", "-by", "size"},
+		{"cmd/retention", "-retention", "-15s"},
+		{"cmd/retention", "-by", "bytes", "-bytes", "-1"},
+		{"cmd/load-and-watch", "-topic", ""},
+		{"cmd/load-and-watch", "-topic", "a b"},
+		{"cmd/load-and-watch", "-group", ""},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

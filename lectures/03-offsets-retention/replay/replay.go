@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -71,6 +72,9 @@ func Plan(ctx context.Context, adm *kadm.Client, group, topic string, spec Spec)
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := exists(ctx, adm, topic); err != nil {
+		return nil, err
+	}
 	if err := inactive(ctx, adm, group); err != nil {
 		return nil, err
 	}
@@ -125,6 +129,37 @@ func Apply(ctx context.Context, adm *kadm.Client, group, topic string, plan []Mo
 		return fmt.Errorf("committing new offsets for %s: %w", group, err)
 	}
 	return resp.Error()
+}
+
+// NoTopicError means the topic to move the group on does not exist: a plan
+// for it would be empty, not a reset.
+type NoTopicError struct {
+	Topic    string
+	Existing []string // the cluster's topics, sorted, internal ones left out
+}
+
+func (e *NoTopicError) Error() string {
+	const most = 8
+	have := "no topics"
+	switch n := len(e.Existing); {
+	case n > most:
+		have = strings.Join(e.Existing[:most], ", ") + fmt.Sprintf(" and %d more", n-most)
+	case n > 0:
+		have = strings.Join(e.Existing, ", ")
+	}
+	return fmt.Sprintf("topic %s does not exist (the cluster has %s)", e.Topic, have)
+}
+
+// exists returns a *NoTopicError unless topic exists.
+func exists(ctx context.Context, adm *kadm.Client, topic string) error {
+	tds, err := adm.ListTopics(ctx)
+	if err != nil {
+		return fmt.Errorf("listing topics: %w", err)
+	}
+	if !tds.Has(topic) {
+		return &NoTopicError{Topic: topic, Existing: tds.Names()}
+	}
+	return nil
 }
 
 func inactive(ctx context.Context, adm *kadm.Client, group string) error {

@@ -32,6 +32,8 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	fc.Topic("topic", c.Topic)
+	fc.Name("group", c.Group)
 	fc.Require(c.Rate >= 0, "rate", c.Rate, "must not be negative (0: only read)")
 	fc.Require(c.Work >= 0, "work", c.Work, "must not be negative")
 	fc.Require(c.Duration >= 0, "duration", c.Duration, "must not be negative (0: until Ctrl-C)")

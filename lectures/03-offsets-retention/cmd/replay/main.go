@@ -31,9 +31,11 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	fc.Name("group", *group)
+	fc.Topic("topic", *topic)
 	if *at != "" {
-		t, err := parseTime(*at)
-		fc.Require(err == nil, "to-datetime", *at, "use RFC 3339 (2026-11-27T09:00:00Z) or a duration ago (10m)")
+		t, err := parseTime(*at, time.Now())
+		fc.Require(err == nil, "to-datetime", *at, fmt.Sprint(err))
 		spec.At = t
 	}
 	if err := spec.Validate(); err != nil {
@@ -46,13 +48,21 @@ func main() {
 	})
 }
 
-func parseTime(s string) (time.Time, error) {
+// parseTime reads -to-datetime: a time (RFC 3339) or a duration before now,
+// either in the past, since the group moves back to re-read.
+func parseTime(s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil {
-		return time.Now().Add(-d), nil
+		if d <= 0 {
+			return time.Time{}, errors.New("a duration ago must be > 0 (10m: ten minutes ago)")
+		}
+		return now.Add(-d), nil
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("-to-datetime %q: use RFC 3339 (2026-11-27T09:00:00Z) or a duration ago (10m)", s)
+		return time.Time{}, errors.New("use RFC 3339 (2026-11-27T09:00:00Z) or a duration ago (10m)")
+	}
+	if t.After(now) {
+		return time.Time{}, fmt.Errorf("is in the future (now is %s): name a time in the past, or use -to-latest", now.UTC().Format(time.RFC3339))
 	}
 	return t, nil
 }
@@ -64,6 +74,9 @@ func run(ctx context.Context, cfg brewkit.Config, group, topic string, spec repl
 	}
 	defer cl.Close()
 	plan, err := replay.Plan(ctx, adm, group, topic, spec)
+	if noTopic := (*replay.NoTopicError)(nil); errors.As(err, &noTopic) {
+		return fmt.Errorf("%w: pass one of them with -topic (`make load-and-watch TOPIC=%s` creates this one and writes orders to it)", err, topic)
+	}
 	if errors.Is(err, replay.ErrActive) {
 		return fmt.Errorf("%w (Kafka's own tool refuses an active group too)", err)
 	}

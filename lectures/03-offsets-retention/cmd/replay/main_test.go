@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +78,36 @@ func TestActiveGroupRefusalMatchesReadme(t *testing.T) {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
 	brewtest.MatchesReadme(t, "../../README.md", "replay-active", stderr)
+}
+
+// A topic that does not exist is an error naming it and the cluster's
+// topics, not an empty plan with exit status 0.
+func TestMissingTopicIsOneLine(t *testing.T) {
+	env := brewtest.Sim(t)
+	topic := env.FreshTopic(t, "replay-missing", 1)
+	_, stderr, code := brewtest.RunCmd(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), "-topic", "no.such.topic", "-to-earliest")
+	want := "replay: topic no.such.topic does not exist (the cluster has "
+	if code != 1 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, topic) ||
+		!strings.Contains(stderr, "make load-and-watch TOPIC=no.such.topic") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, want 1 and one line starting %q, naming %s and make load-and-watch; stderr:\n%s", code, want, topic, stderr)
+	}
+}
+
+// -to-datetime takes a time or a duration ago, both in the past.
+func TestParseTime(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"10m":                  now.Add(-10 * time.Minute),
+		"1h30m":                now.Add(-90 * time.Minute),
+		"2026-11-27T09:00:00Z": time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC),
+	} {
+		if got, err := parseTime(in, now); err != nil || !got.Equal(want) {
+			t.Errorf("%s: %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"-10m", "0s", "2026-11-27T11:00:00Z", "yesterday"} {
+		if got, err := parseTime(in, now); err == nil {
+			t.Errorf("%s: %v, want an error", in, got)
+		}
+	}
 }

@@ -30,6 +30,8 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.Require(c.By == "time" || c.By == "bytes", "by", c.By, "use time or bytes")
+	fc.Require(c.Retention > 0, "retention", c.Retention, "must be > 0")
+	fc.Require(c.Bytes > 0, "bytes", c.Bytes, "must be > 0")
 	fc.Require(c.Rate >= 1, "rate", c.Rate, "must be at least 1")
 	fc.Require(c.Segment > 0, "segment", c.Segment, "must be > 0")
 	fc.Require(c.Duration > 0, "duration", c.Duration, "must be > 0")
