@@ -16,6 +16,10 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/failover", "-rate", "0"},
 		{"cmd/quorum-math", "-nodes", "100"},
 		{"cmd/watch-isr", "-interval", "0s"},
+		{"cmd/watch-isr", "-topic", ""},
+		{"cmd/preferred-leader", "-topic", ""},
+		{"cmd/preferred-leader", "-topic", "bad/name"},
+		{"cmd/failover", "-topic", ""},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

@@ -34,6 +34,7 @@ func main() {
 	flag.Parse()
 	c.Partition = int32(*p)
 	var fc brewkit.FlagCheck
+	fc.Topic("topic", c.Topic)
 	fc.Require(c.Rate > 0, "rate", c.Rate, "must be > 0")
 	fc.Require(c.Steady > 0, "steady", c.Steady, "must be > 0")
 	fc.Require(c.Partition >= 0, "partition", c.Partition, "must not be negative")

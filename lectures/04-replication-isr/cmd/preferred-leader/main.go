@@ -23,6 +23,7 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	fc.Topic("topic", *topic)
 	fc.NoArgs()
 	fc.ExitOnUsageError("preferred-leader")
 	brewkit.Main("preferred-leader", func(ctx context.Context, cfg brewkit.Config) error {

@@ -28,6 +28,7 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	fc.Topic("topic", *topic)
 	fc.Require(*interval > 0, "interval", *interval, "must be > 0")
 	fc.NoArgs()
 	fc.ExitOnUsageError("watch-isr")
