@@ -17,6 +17,13 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/kitchen", "-batch", "0"},
 		{"cmd/txn-producer", "-abort-every", "-1"},
 		{"cmd/crash-drill", "-orders", "0"},
+		{"cmd/kitchen", "-in", ""},
+		{"cmd/kitchen", "-out", "bad/name"},
+		{"cmd/kitchen", "-group", ""},
+		{"cmd/kitchen", "-id", ""},
+		{"cmd/txn-producer", "-id", ""},
+		{"cmd/verify", "-in", ""},
+		{"cmd/verify", "-out", ""},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

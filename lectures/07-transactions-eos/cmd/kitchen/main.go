@@ -40,7 +40,10 @@ func main() {
 	fc.Require(c.Batch >= 1, "batch", c.Batch, "must be at least 1")
 	fc.Require(c.CrashAfter >= 0, "crash-after", c.CrashAfter, "must not be negative")
 	fc.Require(c.Idle >= 0, "idle", c.Idle, "must not be negative")
-	fc.Require(c.ID != "", "id", c.ID, "must not be empty")
+	fc.Topic("in", c.In)
+	fc.Topic("out", c.Out)
+	fc.Name("group", c.Group)
+	fc.Name("id", c.ID)
 	fc.NoArgs()
 	fc.ExitOnUsageError("kitchen")
 	c.CrashAt = st

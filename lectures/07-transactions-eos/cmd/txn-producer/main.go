@@ -27,7 +27,7 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(c.Transactions >= 1, "n", c.Transactions, "must be at least 1")
 	fc.Require(c.AbortEvery >= 0, "abort-every", c.AbortEvery, "must not be negative")
-	fc.Require(c.ID != "", "id", c.ID, "must not be empty")
+	fc.Name("id", c.ID)
 	fc.NoArgs()
 	fc.ExitOnUsageError("txn-producer")
 	c.FirstOrder = time.Now().Unix() % 1e6 * 10 // fresh order ids on every run

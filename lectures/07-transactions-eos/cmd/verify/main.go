@@ -26,6 +26,8 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	fc.Topic("in", *in)
+	fc.Topic("out", *out)
 	fc.NoArgs()
 	fc.ExitOnUsageError("verify")
 	brewkit.Main("verify", func(ctx context.Context, cfg brewkit.Config) error {
@@ -33,10 +35,14 @@ func main() {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		switch {
+		case *asJSON:
 			err = json.NewEncoder(os.Stdout).Encode(rep)
-		} else {
+		case !rep.NoneCooked():
 			rep.Print(os.Stdout)
+		}
+		if err == nil && rep.NoneCooked() {
+			return fmt.Errorf("no kitchen has cooked yet: %s has no kitchen events for the %d orders in %s; `make kitchen` starts one (Ctrl-C when it idles), then run `make verify` again", *out, rep.Orders, *in)
 		}
 		if err == nil && !rep.OK() {
 			err = errors.New("not every order was cooked exactly once")
