@@ -18,6 +18,10 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/bench", "-compression", "brotli"},
 		{"cmd/bench", "-in-flight", "10"},
 		{"cmd/compare", "-clients", "pulsar"},
+		{"cmd/compare", "-linger", "-5ms"},
+		{"cmd/compare", "-batch", "0"},
+		{"cmd/compare", "-out", "lecture_test.go/results"},
+		{"cmd/bench", "-linger", "-1ms"},
 		{"cmd/sweep", "-records", "1"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)

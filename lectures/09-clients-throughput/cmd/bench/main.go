@@ -43,6 +43,7 @@ func main() {
 	fc.Require(c.Records >= 1, "records", c.Records, "must be at least 1")
 	fc.Require(c.Size >= 1 && c.Size <= 1<<20, "size", c.Size, "must be between 1 and 1048576")
 	fc.Require(*partitions >= 1 && *partitions <= 1000, "partitions", *partitions, "must be between 1 and 1000")
+	fc.Require(c.Linger >= 0, "linger", c.Linger, "must not be negative")
 	fc.Require(c.BatchBytes >= 1024, "batch", c.BatchBytes, "must be at least 1024")
 	fc.Require(c.Producers >= 1 && c.Producers <= 64, "producers", c.Producers, "must be between 1 and 64")
 	fc.Require(c.Consumers >= 1 && c.Consumers <= 64, "consumers", c.Consumers, "must be between 1 and 64")

@@ -7,8 +7,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -16,6 +18,38 @@ import (
 
 	"github.com/brew-course/kafka/lectures/09-clients-throughput/compare"
 )
+
+// The files compare -out writes.
+const (
+	mdFile  = "compare.md"
+	csvFile = "compare.csv"
+)
+
+// checkOut makes dir and checks that the results can be written there, so
+// that a bad -out fails at once, not after minutes of benchmark. It leaves
+// the results of an earlier run as they are.
+func checkOut(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	probe, err := os.CreateTemp(dir, ".compare-*")
+	if err != nil {
+		return err
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	for _, name := range []string{mdFile, csvFile} {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	return nil
+}
 
 func main() {
 	c := compare.Defaults
@@ -45,6 +79,12 @@ func main() {
 	fc.Require(c.Runs >= 1, "runs", c.Runs, "must be at least 1")
 	fc.Require(c.Rate >= 0 && c.Rate <= 1_000_000, "rate", c.Rate, "must be between 0 (no latency round) and 1000000")
 	fc.Require(c.PacedRecords >= 100, "paced-records", c.PacedRecords, "must be at least 100")
+	fc.Require(w.Linger >= 0, "linger", w.Linger, "must not be negative")
+	fc.Require(w.BatchBytes >= 1024, "batch", w.BatchBytes, "must be at least 1024")
+	if *out != "" {
+		err := checkOut(*out)
+		fc.Require(err == nil, "out", *out, fmt.Sprintf("cannot write the results there: %v", err))
+	}
 	_, cerr := compare.Codecs(w.Compression)
 	fc.Require(cerr == nil, "compression", w.Compression, "use none, gzip, snappy, lz4 or zstd")
 	fc.NoArgs()
@@ -64,7 +104,7 @@ func main() {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
-		md, err := os.Create(filepath.Join(*out, "compare.md"))
+		md, err := os.Create(filepath.Join(*out, mdFile))
 		if err != nil {
 			return err
 		}
@@ -72,7 +112,7 @@ func main() {
 		if err := md.Close(); err != nil {
 			return err
 		}
-		f, err := os.Create(filepath.Join(*out, "compare.csv"))
+		f, err := os.Create(filepath.Join(*out, csvFile))
 		if err != nil {
 			return err
 		}

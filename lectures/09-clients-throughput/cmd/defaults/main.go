@@ -15,6 +15,10 @@ import (
 
 func main() {
 	asJSON := flag.Bool("json", false, "print JSON")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: defaults [-json]\n\nPrints what each Go client does when you set nothing, from its own default configuration.\n\n")
+		flag.PrintDefaults()
+	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.NoArgs()
