@@ -17,6 +17,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/baristas", "-consumers", "0"},
 		{"cmd/crash", "-how", "drown"},
 		{"cmd/crash", "-lock", "10ms"},
+		{"cmd/describe", "-group", ""},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

@@ -23,6 +23,9 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
+	if brewkit.Given("group") {
+		fc.Name("group", *group) // -group= is a mistake; no -group makes a demo group
+	}
 	fc.NoArgs()
 	fc.ExitOnUsageError("describe")
 	brewkit.Main("describe", func(ctx context.Context, cfg brewkit.Config) (err error) {
