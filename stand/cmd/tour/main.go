@@ -29,6 +29,9 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	var fc brewkit.FlagCheck
+	fc.Require(*pause >= 0, "pause", *pause, "must not be negative")
+	fc.ExitOnUsageError("tour")
 	if flag.NArg() != 1 {
 		flag.Usage()
 		os.Exit(2)

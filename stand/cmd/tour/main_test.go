@@ -69,6 +69,10 @@ func TestNotALectureFolder(t *testing.T) {
 	}
 }
 
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	brewtest.BadFlag(t, "../tour", "-auto", "-pause", "-1s")
+}
+
 // `tour .` in a lecture's folder takes its number from the absolute path;
 // q ends the tour with status 0.
 func TestDotIsTheLectureFolder(t *testing.T) {
