@@ -60,8 +60,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		adm.DeleteGroup(dctx, topic) //nolint:errcheck // and so is its group
 	}()
 
-	var mu sync.Mutex // out and the log are written from the members' readers
-	var log groups.Log
+	var mu sync.Mutex  // out and the log are written from the members' readers
+	var log groups.Log // also ends the waits below when a member fails
 	emit := func(e groups.Event) {
 		log.Emit(e)
 		mu.Lock()
@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 	say("group %s on %s (%d partitions, %s protocol), %d orders/s", topic, topic, Partitions, c.Protocol, c.Rate)
 	join := func(name string) error {
 		m := groups.Member{Name: name, Group: topic, Topic: topic, Protocol: c.Protocol, Work: c.Work}
-		p, err := groups.StartProcess(cfg, c.Member, m, emit)
+		p, err := log.StartProcess(cfg, c.Member, m, emit)
 		if err == nil {
 			members[name] = p
 		}
@@ -128,7 +128,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		}
 		live := slices.Sorted(maps.Keys(members))
 		var owners map[string][]int32
-		err := brewkit.WaitFor(ctx, time.Minute, 50*time.Millisecond, func() bool {
+		err := log.WaitFor(ctx, time.Minute, 50*time.Millisecond, func() bool {
 			owners = ownersOf(log.Events(), live)
 			return settled(owners, live)
 		})
@@ -137,7 +137,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		}
 		say("== owners: %s", format(owners, live))
 		steps = append(steps, Step{Title: st.title, Owners: owners})
-		if err := brewkit.Sleep(ctx, c.Hold); err != nil {
+		if err := log.Sleep(ctx, c.Hold); err != nil {
 			return steps, err
 		}
 	}

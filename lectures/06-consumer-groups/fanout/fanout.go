@@ -91,52 +91,31 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 // every partition of the topic is owned in every group, and by every member
 // where there are enough partitions, it calls produce, then waits until every
 // group has read want records. It returns what each member got.
-func read(parent context.Context, cfg brewkit.Config, p groups.Protocol, topic string, partitions, want int, groupOf []string, prefix string, produce func() error) ([]Member, error) {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
+func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic string, partitions, want int, groupOf []string, prefix string, produce func() error) ([]Member, error) {
 	var mu sync.Mutex
 	members := make([]Member, len(groupOf))
 	assigned := make([][]int32, len(groupOf))
-	errs := make(chan error, len(groupOf))
-	var failed error // the first member's error, which ends every wait below
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if failed == nil {
-			failed = err
-		}
-	}
-	var wg sync.WaitGroup
+	var log groups.Log // only for a member's failure, which ends every wait below
+	stops := make([]func(), len(groupOf))
 	for i, g := range groupOf {
 		members[i].Group = g
-		m := groups.Member{Name: fmt.Sprint(i), Group: prefix + "." + g, Topic: topic, Protocol: p}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := m.Run(ctx, cfg, func(e groups.Event) {
-				mu.Lock()
-				defer mu.Unlock()
-				switch e.Kind {
-				case "assigned":
-					assigned[i] = union(assigned[i], e.Partitions)
-				case "revoked", "lost":
-					assigned[i] = slices.DeleteFunc(assigned[i], func(p int32) bool { return slices.Contains(e.Partitions, p) })
-				case "processed":
-					members[i].Read++
-				}
-			})
-			if err != nil && ctx.Err() == nil {
-				fail(fmt.Errorf("member %d of %s: %w", i, members[i].Group, err))
+		m := groups.Member{Name: fmt.Sprintf("%d of %s", i, g), Group: prefix + "." + g, Topic: topic, Protocol: p}
+		stops[i] = log.Go(ctx, cfg, m, func(e groups.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch e.Kind {
+			case "assigned":
+				assigned[i] = union(assigned[i], e.Partitions)
+			case "revoked", "lost":
+				assigned[i] = slices.DeleteFunc(assigned[i], func(p int32) bool { return slices.Contains(e.Partitions, p) })
+			case "processed":
+				members[i].Read++
 			}
-			errs <- err
-		}()
+		})
 	}
 	settled := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		if failed != nil {
-			return true // the error is returned below
-		}
 		if want == 0 {
 			return idleSettled(assigned)
 		}
@@ -157,9 +136,6 @@ func read(parent context.Context, cfg brewkit.Config, p groups.Protocol, topic s
 	done := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		if failed != nil {
-			return true
-		}
 		read := map[string]int{}
 		for _, m := range members {
 			read[m.Group] += m.Read
@@ -171,39 +147,25 @@ func read(parent context.Context, cfg brewkit.Config, p groups.Protocol, topic s
 		}
 		return true
 	}
-	firstFailure := func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		return failed
-	}
-	err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled)
-	if err == nil {
-		err = firstFailure()
-	}
+	err := log.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled)
 	if err == nil && produce != nil {
 		err = produce()
 	}
 	if err == nil {
-		err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, done)
-	}
-	if err == nil {
-		err = firstFailure()
+		err = log.WaitFor(ctx, time.Minute, 100*time.Millisecond, done)
 	}
 	mu.Lock() // what each member owns now, before leaving revokes it all
 	for i := range members {
 		members[i].Partitions = slices.Clone(assigned[i])
 	}
 	mu.Unlock()
-	cancel()
-	wg.Wait()
-	close(errs)
-	if f := firstFailure(); f != nil {
-		return nil, f
+	var left sync.WaitGroup // all leave at once, as one program's end would
+	for _, stop := range stops {
+		left.Go(stop)
 	}
-	for e := range errs {
-		if e != nil && parent.Err() == nil {
-			return nil, e
-		}
+	left.Wait()
+	if failed := log.Err(); failed != nil {
+		return nil, failed
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the groups did not finish reading %s: %w", topic, err)

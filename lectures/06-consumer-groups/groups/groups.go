@@ -98,7 +98,8 @@ type Member struct {
 
 // Run consumes as the member until ctx ends, committing what it processed,
 // and reports each assignment, revocation, loss and processed record to emit
-// (from the client's goroutines: emit must be safe for that).
+// (from the client's goroutines: emit must be safe for that). It returns an
+// error when a fetch fails for good.
 func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) error {
 	var cl *kgo.Client
 	var mu sync.Mutex
@@ -192,11 +193,16 @@ func Owned(events []Event, member string) []int32 {
 	return own
 }
 
-// Log collects the events of a group's members; its Emit is safe to hand to
-// several members at once.
+// Log collects the events of a group's members, and the error the first of
+// them to fail ended with. Its Emit and Fail are safe to hand to several
+// members at once, and its WaitFor and Sleep end as soon as one fails: a
+// program that waits for its group to settle reports the member's error
+// then, instead of waiting on a member that is gone.
 type Log struct {
 	mu     sync.Mutex
 	events []Event
+	err    error
+	failed chan struct{} // closed by the first Fail
 }
 
 // Emit records one event.
@@ -211,4 +217,74 @@ func (l *Log) Events() []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.events)
+}
+
+// Fail records that a member ended with err; the first error is kept.
+func (l *Log) Fail(err error) {
+	if err == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		l.err = err
+		close(l.failedLocked())
+	}
+}
+
+// Err returns the first member's error, or nil while none has failed.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+func (l *Log) failedLocked() chan struct{} {
+	if l.failed == nil {
+		l.failed = make(chan struct{})
+	}
+	return l.failed
+}
+
+// WaitFor is brewkit.WaitFor that gives up as soon as a member fails, with
+// that member's error.
+func (l *Log) WaitFor(ctx context.Context, limit, every time.Duration, cond func() bool) error {
+	err := brewkit.WaitFor(ctx, limit, every, func() bool { return l.Err() != nil || cond() })
+	if err == nil {
+		err = l.Err()
+	}
+	return err
+}
+
+// Sleep is brewkit.Sleep that ends early, with the member's error, when a
+// member fails.
+func (l *Log) Sleep(ctx context.Context, d time.Duration) error {
+	l.mu.Lock()
+	failed := l.failedLocked()
+	l.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-failed:
+		return l.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Go runs m in the background, its events to emit, until stop is called;
+// stop ends it and waits until it has left. An error it ends with is
+// recorded with Fail, naming the member.
+func (l *Log) Go(ctx context.Context, cfg brewkit.Config, m Member, emit func(Event)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := m.Run(ctx, cfg, emit); err != nil {
+			l.Fail(fmt.Errorf("member %s: %w", m.Name, err))
+		}
+	}()
+	return func() { cancel(); <-done }
 }

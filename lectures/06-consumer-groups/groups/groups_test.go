@@ -205,3 +205,32 @@ func TestConsumerProtocolCommitsThroughRebalances(t *testing.T) {
 	require.Greater(t, commits, 200, "the members committed all along")
 	require.Empty(t, refused, "no commit refused while members joined and left")
 }
+
+// A member's failure ends every wait of the log at once, with that member's
+// error; the first failure is the one kept.
+func TestLogWaitsEndOnAMemberFailure(t *testing.T) {
+	var l groups.Log
+	ctx := context.Background()
+	refused := errors.New("member a: reading t partition 0: TOPIC_AUTHORIZATION_FAILED")
+	time.AfterFunc(50*time.Millisecond, func() { l.Fail(refused) })
+	start := time.Now()
+	require.ErrorIs(t, l.WaitFor(ctx, time.Minute, 10*time.Millisecond, func() bool { return false }), refused)
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.ErrorIs(t, l.Sleep(ctx, time.Minute), refused)
+	l.Fail(errors.New("member b: later"))
+	require.ErrorIs(t, l.Err(), refused)
+
+	var ok groups.Log
+	require.NoError(t, ok.WaitFor(ctx, time.Minute, 10*time.Millisecond, func() bool { return true }))
+	require.NoError(t, ok.Sleep(ctx, time.Millisecond))
+}
+
+// A child process's error is the one line it wrote as it failed, not its
+// exit status beside it.
+func TestProcessErrorIsTheChildsLine(t *testing.T) {
+	exit := errors.New("exit status 1")
+	line := "member m1: reading t partition 4: TOPIC_AUTHORIZATION_FAILED: Not authorized"
+	require.EqualError(t, groups.ProcessError("member m1", exit, []byte(line+"\n")), line)
+	require.EqualError(t, groups.ProcessError("member m1", exit, nil), "member m1: exit status 1")
+	require.EqualError(t, groups.ProcessError("member m1", nil, nil), "member m1 ended by itself")
+}

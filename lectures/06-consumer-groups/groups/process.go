@@ -2,13 +2,17 @@ package groups
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,15 +23,21 @@ import (
 // killed like a crashed machine. Its command is a program's member mode
 // (ServeProcess), which prints the member's events as JSON lines.
 type Process struct {
-	Name string
-	cmd  *exec.Cmd
-	done chan struct{}
+	Name    string
+	cmd     *exec.Cmd
+	done    chan struct{}
+	stopped atomic.Bool // Signal was called: the process ends because it was asked to
 }
 
-// StartProcess runs m through command and hands each event it prints to emit.
-func StartProcess(cfg brewkit.Config, command []string, m Member, emit func(Event)) (*Process, error) {
+// StartProcess runs m through command and hands each event it prints to
+// emit. If the process ends without Signal or Stop asking it to (its fetches
+// refused, its cluster gone), its error is recorded with Fail: the member's
+// own one-line message, which WaitFor and Sleep then end with.
+func (l *Log) StartProcess(cfg brewkit.Config, command []string, m Member, emit func(Event)) (*Process, error) {
 	cmd := brewkit.Command(context.Background(), cfg, command, "-name", m.Name, "-group", m.Group, "-topic", m.Topic,
 		"-protocol", string(m.Protocol), "-work", m.Work.String())
+	var stderr bytes.Buffer // the member writes there only as it ends
+	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -45,7 +55,12 @@ func StartProcess(cfg brewkit.Config, command []string, m Member, emit func(Even
 				emit(e)
 			}
 		}
-		cmd.Wait() //nolint:errcheck // stopped or killed on purpose
+		err := cmd.Wait()
+		if p.stopped.Load() {
+			os.Stderr.Write(stderr.Bytes()) //nolint:errcheck // what it said as it left ("interrupted")
+			return
+		}
+		l.Fail(ProcessError("member "+m.Name, err, stderr.Bytes()))
 	}()
 	return p, nil
 }
@@ -53,6 +68,7 @@ func StartProcess(cfg brewkit.Config, command []string, m Member, emit func(Even
 // Signal sends sig to the process: SIGTERM to leave the group cleanly,
 // SIGKILL to vanish.
 func (p *Process) Signal(sig syscall.Signal) {
+	p.stopped.Store(true)
 	p.cmd.Process.Signal(sig) //nolint:errcheck // gone already is fine
 }
 
@@ -60,6 +76,22 @@ func (p *Process) Signal(sig syscall.Signal) {
 func (p *Process) Stop(sig syscall.Signal) {
 	p.Signal(sig)
 	<-p.done
+}
+
+// ProcessError is the error of a child process that ended with waitErr
+// (nil: it ended by itself) after writing stderr. A child run by
+// brewkit.Main writes one line as it fails, naming itself: that line is the
+// error. Anything else it wrote (a panic's trace) goes on to this program's
+// stderr, and the error is name and the exit status.
+func ProcessError(name string, waitErr error, stderr []byte) error {
+	if msg := strings.TrimSpace(string(stderr)); msg != "" && !strings.Contains(msg, "\n") {
+		return errors.New(msg)
+	}
+	os.Stderr.Write(stderr) //nolint:errcheck // best effort
+	if waitErr == nil {
+		return fmt.Errorf("%s ended by itself", name)
+	}
+	return fmt.Errorf("%s: %w", name, waitErr)
 }
 
 // ServeProcess is the member side of StartProcess: a program's member mode

@@ -55,7 +55,7 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 	}
 	defer drop(ctx) //nolint:errcheck // leftovers are harmless
 
-	var log groups.Log
+	var log groups.Log // also ends the waits below when a member fails
 	emit := func(e groups.Event) {
 		if e.Kind != "processed" {
 			log.Emit(e)
@@ -69,23 +69,21 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 		}
 		return m
 	}
-	runMember := func(m groups.Member) (stop func()) {
-		mctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); m.Run(mctx, cfg, emit) }() //nolint:errcheck // the events tell
-		return func() { cancel(); <-done }
-	}
+	runMember := func(m groups.Member) (stop func()) { return log.Go(ctx, cfg, m, emit) }
 	owns := func(name string) []int32 { return groups.Owned(snapshot(), name) }
 	settled := func() bool { return len(owns("a")) == 3 && len(owns("b")) == 3 }
 
 	stopB := runMember(member("b"))
 	defer stopB()
 	stopA := runMember(member("a"))
-	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled); err != nil {
+	if err := log.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled); err != nil {
 		stopA()
 		return r, fmt.Errorf("a and b did not share the partitions: %w", err)
 	}
-	time.Sleep(time.Second) // a settled group
+	if err := log.Sleep(ctx, time.Second); err != nil { // a settled group
+		stopA()
+		return r, err
+	}
 	r.Before = owns("a")
 	// The group's generation: the newest either member has seen. Under the
 	// cooperative protocol the group settles in two rebalances, and the
@@ -97,20 +95,22 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 	say(fmt.Sprintf("%s: restarting member a, which owns %v", kind, r.Before))
 	stopped := time.Now()
 	stopA()
-	if err := brewkit.Sleep(ctx, RestartTime); err != nil { // a process restart takes a moment
+	if err := log.Sleep(ctx, RestartTime); err != nil { // a process restart takes a moment
 		return r, err
 	}
 	stopA = runMember(member("a"))
 	defer func() { stopA() }()
 	r.Down = time.Since(stopped)
-	err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {
+	err = log.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {
 		ev := snapshot()
 		return settled() && lastGeneration(ev, "a") >= r.GenBefore && len(ev) > mark
 	})
 	if err != nil {
 		return r, fmt.Errorf("a did not get partitions back: %w", err)
 	}
-	time.Sleep(SessionSettle) // anything the coordinator would still do
+	if err := log.Sleep(ctx, SessionSettle); err != nil { // anything the coordinator would still do
+		return r, err
+	}
 	ev := snapshot()
 	r.After = owns("a")
 	r.GenAfter = lastGeneration(ev, "a")

@@ -112,7 +112,7 @@ type rebalances struct {
 	topic string // also the group's name
 	row   Row
 
-	rec     groups.Log
+	rec     groups.Log // the members' events; a member's failure ends every wait
 	members []*groups.Process
 	joinAt  time.Time            // member c joined
 	killAt  time.Time            // member b was killed
@@ -122,7 +122,7 @@ type rebalances struct {
 // add starts member name as a process of its own.
 func (r *rebalances) add(name string) error {
 	m := groups.Member{Name: name, Group: r.topic, Topic: r.topic, Protocol: r.p, Work: 2 * time.Millisecond}
-	proc, err := groups.StartProcess(r.cfg, r.c.Member, m, r.rec.Emit)
+	proc, err := r.rec.StartProcess(r.cfg, r.c.Member, m, r.rec.Emit)
 	if err == nil {
 		r.members = append(r.members, proc)
 	}
@@ -180,19 +180,20 @@ func (r *rebalances) produce(ctx context.Context, cl *kgo.Client) (stop func()) 
 }
 
 // firstTwoJoin starts members a and b, waits until they share the
-// partitions, and lets them work for c.Settle.
+// partitions, and lets them work for c.Settle. It says so once they do: a
+// member that fails at once is then the only thing said.
 func (r *rebalances) firstTwoJoin(ctx context.Context) error {
-	r.say(fmt.Sprintf("%s: members a and b join %s", r.p, r.topic))
 	if err := r.add("a"); err != nil {
 		return err
 	}
 	if err := r.add("b"); err != nil {
 		return err
 	}
-	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b")); err != nil {
+	if err := r.rec.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b")); err != nil {
 		return fmt.Errorf("a and b did not share the partitions: %w", err)
 	}
-	return brewkit.Sleep(ctx, r.c.Settle)
+	r.say(fmt.Sprintf("%s: members a and b joined %s and share its partitions", r.p, r.topic))
+	return r.rec.Sleep(ctx, r.c.Settle)
 }
 
 // thirdJoins is the first rebalance: member c joins, and the group settles
@@ -203,10 +204,10 @@ func (r *rebalances) thirdJoins(ctx context.Context) error {
 	if err := r.add("c"); err != nil {
 		return err
 	}
-	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b", "c")); err != nil {
+	if err := r.rec.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b", "c")); err != nil {
 		return fmt.Errorf("c did not get partitions: %w", err)
 	}
-	return brewkit.Sleep(ctx, r.c.Settle)
+	return r.rec.Sleep(ctx, r.c.Settle)
 }
 
 // killOne is the second rebalance: member b dies with SIGKILL, and its
@@ -217,19 +218,19 @@ func (r *rebalances) killOne(ctx context.Context) error {
 	r.say(fmt.Sprintf("%s: member b (partitions %v) killed with SIGKILL", r.p, r.row.Killed))
 	r.members[1].Stop(syscall.SIGKILL)
 	r.dead = map[string]time.Time{"b": r.killAt}
-	if err := brewkit.WaitFor(ctx, 2*time.Minute, 100*time.Millisecond, func() bool {
+	if err := r.rec.WaitFor(ctx, 2*time.Minute, 100*time.Millisecond, func() bool {
 		o := ownersAt(r.rec.Events(), time.Now(), r.dead)
 		return len(o) == 6
 	}); err != nil {
 		return fmt.Errorf("b's partitions found no new owner: %w", err)
 	}
-	return brewkit.Sleep(ctx, r.c.Settle)
+	return r.rec.Sleep(ctx, r.c.Settle)
 }
 
 // finishBacklog lets a and c process every order produced, then stops them
 // cleanly.
 func (r *rebalances) finishBacklog(ctx context.Context) error {
-	err := brewkit.WaitFor(ctx, time.Minute, 200*time.Millisecond, func() bool {
+	err := r.rec.WaitFor(ctx, time.Minute, 200*time.Millisecond, func() bool {
 		return distinctProcessed(r.rec.Events()) >= r.row.Produced
 	})
 	for _, m := range []*groups.Process{r.members[0], r.members[2]} {
