@@ -8,12 +8,14 @@ package commits
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,6 +272,8 @@ type steps struct {
 func consume(ctx context.Context, cfg brewkit.Config, command []string, args ...string) (steps, bool, error) {
 	var st steps
 	cmd := brewkit.Command(ctx, cfg, command, args...)
+	var stderr bytes.Buffer // the consumer writes there only as it ends
+	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return st, false, err
@@ -293,13 +297,12 @@ func consume(ctx context.Context, cfg brewkit.Config, command []string, args ...
 		}
 	}
 	err = cmd.Wait()
-	if brewkit.Crashed(err) {
-		return st, true, nil
+	if err != nil && !brewkit.Crashed(err) {
+		// Its own one-line message, not a second line beside ours.
+		return st, false, groups.ProcessError("the consumer", err, stderr.Bytes())
 	}
-	if err != nil {
-		return st, false, fmt.Errorf("the consumer failed: %w", err)
-	}
-	return st, false, nil
+	os.Stderr.Write(stderr.Bytes()) //nolint:errcheck // whatever else it said
+	return st, brewkit.Crashed(err), nil
 }
 
 // Print writes the table.
