@@ -94,12 +94,16 @@ type Member struct {
 	Protocol   Protocol
 	Work       time.Duration // time per record
 	InstanceID string        // group.instance.id: a static member
+	// OnStart, if set, is called once the member's client is built and the
+	// cluster answers, before the member's first poll: where a program says
+	// that the member joins, once nothing is left to refuse it.
+	OnStart func()
 }
 
 // Run consumes as the member until ctx ends, committing what it processed,
 // and reports each assignment, revocation, loss and processed record to emit
 // (from the client's goroutines: emit must be safe for that). It returns an
-// error when a fetch fails for good.
+// error when the cluster does not answer or a fetch fails for good.
 func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) error {
 	var cl *kgo.Client
 	var mu sync.Mutex
@@ -144,6 +148,15 @@ func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) e
 	cl = c
 	mu.Unlock()
 	defer c.Close() // leaves the group (a static member does not)
+	if err := brewkit.Ping(ctx, cfg, c); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it began
+		}
+		return err
+	}
+	if m.OnStart != nil {
+		m.OnStart()
+	}
 	var check brewkit.FetchCheck
 	for ctx.Err() == nil {
 		fs := c.PollRecords(ctx, 20) // a bounded batch: a rebalance waits for it

@@ -36,6 +36,9 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	p, err := groups.ParseProtocol(*proto)
+	fc.Name("name", m.Name)
+	fc.Name("group", m.Group)
+	fc.Topic("topic", m.Topic)
 	fc.Require(err == nil, "protocol", *proto, "use eager, cooperative or consumer")
 	fc.Require(m.Work >= 0, "work", m.Work, "must not be negative")
 	fc.NoArgs()
@@ -45,8 +48,10 @@ func main() {
 	brewkit.Main("member", func(ctx context.Context, cfg brewkit.Config) error {
 		var mu sync.Mutex
 		enc := json.NewEncoder(os.Stdout)
-		if !*asJSON { // stdout stays JSON lines with -json
-			fmt.Printf("%s joins group %s on %s (%s protocol); Ctrl-C leaves\n", m.Name, m.Group, m.Topic, m.Protocol)
+		m.OnStart = func() { // once the settings and the cluster are good
+			if !*asJSON { // stdout stays JSON lines with -json
+				fmt.Printf("%s joins group %s on %s (%s protocol); Ctrl-C leaves\n", m.Name, m.Group, m.Topic, m.Protocol)
+			}
 		}
 		return m.Run(ctx, cfg, func(e groups.Event) {
 			if *quiet && e.Kind == "processed" {
