@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"syscall"
 	"time"
 
@@ -26,16 +27,41 @@ func NewClient(cfg Config, opts ...kgo.Opt) (*kgo.Client, error) {
 
 // ClientOpts are the options of a client for cfg with the course defaults (a
 // client id, short dial timeout, fresh metadata so demos see leaders move
-// quickly), then opts: for constructors other than NewClient, such as
-// kgo.NewGroupTransactSession.
+// quickly, and cfg.Bound on every wait for a broker), then opts: for
+// constructors other than NewClient, such as kgo.NewGroupTransactSession.
+//
+// A broker that never answers must not hold a program for ever: a request
+// gets a third of the bound before its connection is dropped and it is sent
+// again, and a record not acknowledged within the bound fails with
+// kgo.ErrRecordTimeout, even one in flight (AllowIdempotentProduceCancellation:
+// the programs report such a record and stop; they never send it again, so no
+// duplicate can follow). kgo refuses that beside a transactional id, so
+// transactional clients take theirs from TransactionalID and bound their
+// waits themselves. kgo counts the delivery timeout from a record's
+// Timestamp: a record stamped long ago needs kgo.RecordDeliveryTimeout(0).
 func ClientOpts(cfg Config, opts ...kgo.Opt) []kgo.Opt {
+	perRequest := min(10*time.Second, cfg.Bound()/3)
 	all := append(cfg.Opts(),
 		kgo.ClientID("brew-course"),
 		kgo.DialTimeout(3*time.Second),
 		kgo.MetadataMinAge(250*time.Millisecond),
+		kgo.RequestTimeoutOverhead(perRequest),
+		kgo.ProduceRequestTimeout(perRequest),
+		kgo.RecordDeliveryTimeout(cfg.Bound()),
 	)
+	if !slices.ContainsFunc(opts, isTransactional) {
+		all = append(all, kgo.AllowIdempotentProduceCancellation())
+	}
 	return append(all, opts...)
 }
+
+// TransactionalID is kgo.TransactionalID for a client built by NewClient or
+// ClientOpts, which then leave out what kgo refuses beside it.
+func TransactionalID(id string) kgo.Opt { return transactional{kgo.TransactionalID(id)} }
+
+type transactional struct{ kgo.Opt }
+
+func isTransactional(o kgo.Opt) bool { _, ok := o.(transactional); return ok }
 
 // Connect builds a client with NewClient and checks that the cluster answers
 // within DialTimeout. Its error is one line a person can act on.
@@ -64,39 +90,59 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// Ping checks within DialTimeout that the cluster behind cfg answers a request.
-// It first dials every seed over TCP, so a cluster that is not there at all is
-// reported at once rather than after the client's retries.
+// Ping checks within DialTimeout that the cluster behind cfg serves this
+// client. It first dials every seed over TCP, so a cluster that is not there
+// at all is reported at once rather than after the client's retries. When a
+// broker accepts the connection but the request is not answered at once, it
+// looks for why beside the wait (a login wanted or refused, a TLS mismatch),
+// and ends with the first one-line answer: LoginError, TLSError,
+// NotAnsweringError, or UnreachableError when nothing listens.
 func Ping(parent context.Context, cfg Config, cl *kgo.Client) error {
 	ctx, cancel := context.WithTimeout(parent, DialTimeout)
 	defer cancel()
-	if err := dialAny(ctx, cfg.Brokers); err != nil {
+	addr, err := dialAny(ctx, cfg.Brokers)
+	if err != nil {
 		if parent.Err() != nil {
 			return parent.Err()
 		}
 		return &UnreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
 	}
-	if err := cl.Ping(ctx); err != nil {
-		if parent.Err() != nil {
-			return parent.Err() // Ctrl-C, not an unreachable cluster
+	pinged := make(chan error, 1)
+	start := time.Now()
+	go func() { pinged <- cl.Ping(ctx) }()
+	select {
+	case err = <-pinged:
+		if err == nil {
+			return nil
 		}
-		if cfg.SASL != "" {
-			// The port answers but the request does not: most likely the
-			// login (a broker drops the connection of a failed SASL login).
-			return fmt.Errorf("Kafka at %s accepts connections but not this client (%v): check the SASL login %s=%s %s=%s and %s",
-				cfg.Bootstrap(), err, EnvSASL, cfg.SASL, EnvUser, cfg.User, EnvPassword)
+	case <-time.After(500 * time.Millisecond): // a healthy local cluster answers in milliseconds
+		if found := diagnose(ctx, cfg, addr, nil); found != nil {
+			return found
 		}
-		return &UnreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
+		err = <-pinged
+		if err == nil {
+			return nil
+		}
 	}
-	return nil
+	if parent.Err() != nil {
+		return parent.Err() // Ctrl-C, not a broken cluster
+	}
+	if found := diagnose(parent, cfg, addr, err); found != nil {
+		return found
+	}
+	return &NotAnsweringError{Bootstrap: cfg.Bootstrap(), Waited: time.Since(start).Round(time.Second), Err: err}
 }
 
-// dialAny returns nil as soon as one address accepts a TCP connection, else
-// the first failure.
-func dialAny(ctx context.Context, addrs []string) error {
+// dialAny returns the first address to accept a TCP connection, else the
+// first failure.
+func dialAny(ctx context.Context, addrs []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	results := make(chan error, len(addrs))
+	type result struct {
+		addr string
+		err  error
+	}
+	results := make(chan result, len(addrs))
 	for _, addr := range addrs {
 		go func() {
 			var d net.Dialer
@@ -104,21 +150,21 @@ func dialAny(ctx context.Context, addrs []string) error {
 			if err == nil {
 				conn.Close()
 			}
-			results <- err
+			results <- result{addr, err}
 		}()
 	}
 	var first error
 	for range addrs {
-		err := <-results
-		if err == nil {
-			return nil
+		r := <-results
+		if r.err == nil {
+			return r.addr, nil
 		}
 		if first == nil {
-			first = err
+			first = r.err
 		}
 	}
 	if errors.Is(first, syscall.ECONNREFUSED) {
-		return errors.New("connection refused") // the usual case: say it plainly
+		return "", errors.New("connection refused") // the usual case: say it plainly
 	}
-	return first
+	return "", first
 }

@@ -2,9 +2,13 @@ package brewkit
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -25,7 +29,13 @@ const (
 	EnvUser      = "KAFKA_USERNAME"
 	EnvPassword  = "KAFKA_PASSWORD"
 	EnvTLS       = "KAFKA_TLS"
+	EnvTimeout   = "KAFKA_TIMEOUT"
 )
+
+// DefaultTimeout is how long a program waits for Kafka to acknowledge a
+// write or serve a read it knows is there before it gives up and says what
+// it was waiting for; KAFKA_TIMEOUT sets another bound.
+const DefaultTimeout = 30 * time.Second
 
 // Config says how to reach a cluster.
 type Config struct {
@@ -34,10 +44,15 @@ type Config struct {
 	User    string
 	Pass    string
 	TLS     bool
+	// Timeout bounds each wait for Kafka: an acknowledgement, records a
+	// reader knows are there (see DefaultTimeout).
+	Timeout time.Duration
 }
 
 // Default is the course cluster with no authentication.
-func Default() Config { return Config{Brokers: splitList(DefaultBootstrap)} }
+func Default() Config {
+	return Config{Brokers: splitList(DefaultBootstrap), Timeout: DefaultTimeout}
+}
 
 // FromEnv reads KAFKA_BOOTSTRAP, KAFKA_SASL_MECHANISM, KAFKA_USERNAME,
 // KAFKA_PASSWORD and KAFKA_TLS, defaulting to the course cluster.
@@ -47,11 +62,21 @@ func configFrom(getenv func(string) string) (Config, error) {
 	cfg := Default()
 	if v := getenv(EnvBootstrap); strings.TrimSpace(v) != "" {
 		cfg.Brokers = splitList(v)
+		if len(cfg.Brokers) == 0 {
+			return Config{}, fmt.Errorf("%s=%q names no broker: use host:port[,host:port...], for example %s", EnvBootstrap, v, DefaultBootstrap)
+		}
 	}
 	for _, b := range cfg.Brokers {
-		if !strings.Contains(b, ":") {
-			return Config{}, fmt.Errorf("%s: %q is not host:port", EnvBootstrap, b)
+		if err := checkHostPort(b); err != nil {
+			return Config{}, fmt.Errorf("%s: %q is not host:port (%v), for example 127.0.0.1:19092", EnvBootstrap, b, err)
 		}
+	}
+	if v := strings.TrimSpace(getenv(EnvTimeout)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("%s=%q: use a positive duration such as 30s or 2m", EnvTimeout, v)
+		}
+		cfg.Timeout = d
 	}
 	cfg.SASL = strings.ToUpper(strings.TrimSpace(getenv(EnvSASL)))
 	cfg.User = getenv(EnvUser)
@@ -74,6 +99,14 @@ func configFrom(getenv func(string) string) (Config, error) {
 	return cfg, nil
 }
 
+// Bound is c.Timeout, or DefaultTimeout for a Config that sets none.
+func (c Config) Bound() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
+
 // Bootstrap returns the seeds as KAFKA_BOOTSTRAP spells them.
 func (c Config) Bootstrap() string { return strings.Join(c.Brokers, ",") }
 
@@ -84,10 +117,12 @@ func (c Config) Opts() []kgo.Opt {
 		opts = append(opts, kgo.SASL(m))
 	}
 	if c.TLS {
-		opts = append(opts, kgo.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12}))
+		opts = append(opts, kgo.DialTLSConfig(c.tlsConfig()))
 	}
 	return opts
 }
+
+func (c Config) tlsConfig() *tls.Config { return &tls.Config{MinVersion: tls.VersionTLS12} }
 
 func (c Config) mechanism() sasl.Mechanism {
 	switch c.SASL {
@@ -97,6 +132,21 @@ func (c Config) mechanism() sasl.Mechanism {
 		return scram.Auth{User: c.User, Pass: c.Pass}.AsSha256Mechanism()
 	case "SCRAM-SHA-512":
 		return scram.Auth{User: c.User, Pass: c.Pass}.AsSha512Mechanism()
+	}
+	return nil
+}
+
+// checkHostPort checks that addr is host:port with a port number.
+func checkHostPort(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "" {
+		return errors.New("no host")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 1 to 65535", port)
 	}
 	return nil
 }

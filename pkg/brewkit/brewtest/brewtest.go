@@ -296,7 +296,13 @@ func (e *Env) FreshTopic(t testing.TB, prefix string, partitions int32) string {
 // fails); never for a claim about Kafka's own behaviour.
 func Sim(t testing.TB) *Env {
 	t.Helper()
-	c, err := sim.New(sim.Options{})
+	return SimWith(t, sim.Options{})
+}
+
+// SimWith is Sim with options: a login the cluster requires, TLS.
+func SimWith(t testing.TB, opts sim.Options) *Env {
+	t.Helper()
+	c, err := sim.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ package sim
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"slices"
@@ -50,12 +51,22 @@ type Options struct {
 	Ports [3]int
 	// DataDir persists topics, records and groups across restarts when set.
 	DataDir string
+	// Login, when set, makes every node require this SASL login.
+	Login *Login
+	// Denied, with Login, is a second login that ACLs allow nothing: every
+	// request of a client logged in as Denied fails with an authorization
+	// error, the way a real cluster answers a user without ACLs.
+	Denied *Login
+	// TLS, when set, makes every node speak TLS with this configuration.
+	TLS *tls.Config
 }
 
 // Cluster is a running simulated cluster.
 type Cluster struct {
-	kf    *kfake.Cluster
-	ports map[int32]int
+	kf     *kfake.Cluster
+	opts   Options
+	ports  map[int32]int
+	closed chan struct{} // closed by Close: requests left hanging give up
 
 	mu          sync.Mutex
 	up          map[int32]bool
@@ -108,6 +119,15 @@ func New(opts Options) (*Cluster, error) {
 	if opts.DataDir != "" {
 		kopts = append(kopts, kfake.DataDir(opts.DataDir))
 	}
+	if l := opts.Login; l != nil {
+		kopts = append(kopts, kfake.EnableSASL(), kfake.Superuser(Mechanism, l.User, l.Pass))
+		if d := opts.Denied; d != nil {
+			kopts = append(kopts, kfake.EnableACLs(), kfake.User(Mechanism, d.User, d.Pass))
+		}
+	}
+	if opts.TLS != nil {
+		kopts = append(kopts, kfake.TLS(opts.TLS))
+	}
 	kf, err := kfake.NewCluster(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("starting the simulated cluster: %w", err)
@@ -119,6 +139,8 @@ func New(opts Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		kf:          kf,
+		opts:        opts,
+		closed:      make(chan struct{}),
 		ports:       map[int32]int{},
 		up:          map[int32]bool{1: true, 2: true, 3: true},
 		leaderEpoch: 1,
@@ -148,6 +170,11 @@ func New(opts Options) (*Cluster, error) {
 
 // Close stops the cluster, saving its data when it has a DataDir.
 func (c *Cluster) Close() {
+	select {
+	case <-c.closed:
+	default:
+		close(c.closed)
+	}
 	if c.lookup != nil {
 		c.lookup.Close()
 	}
@@ -163,8 +190,17 @@ func (c *Cluster) Addrs() []string {
 	return out
 }
 
-// Config is a brewkit.Config that reaches this cluster.
-func (c *Cluster) Config() brewkit.Config { return brewkit.Config{Brokers: c.Addrs()} }
+// Config is a brewkit.Config that reaches this cluster, with its login.
+// With TLS it is the configuration of a client that trusts no certificate
+// the test did not give it, so it fails the handshake: the simulation's
+// TLS is there to check what programs say about TLS problems.
+func (c *Cluster) Config() brewkit.Config {
+	cfg := brewkit.Config{Brokers: c.Addrs(), TLS: c.opts.TLS != nil}
+	if l := c.opts.Login; l != nil {
+		cfg.SASL, cfg.User, cfg.Pass = Mechanism, l.User, l.Pass
+	}
+	return cfg
+}
 
 // Up reports which nodes are running.
 func (c *Cluster) Up() map[int32]bool {
@@ -238,7 +274,7 @@ func (c *Cluster) StartNode(n int32) error {
 // captureApiVersions asks kfake once which requests it serves, so the ApiVersions
 // hook can answer the same list plus DescribeQuorum.
 func (c *Cluster) captureApiVersions() error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()[0]))
+	cl, err := kgo.NewClient(c.clientOpts(c.Addrs()[0])...)
 	if err != nil {
 		return err
 	}
@@ -462,10 +498,10 @@ func (s simNodes) StartNode(_ context.Context, n int) error        { return s.c.
 func (s simNodes) PauseNode(_ context.Context, n int) error        { return s.c.PauseNode(int32(n)) }
 func (s simNodes) ResumeNode(_ context.Context, n int) error       { return s.c.ResumeNode(int32(n)) }
 
-// FailFetches makes every fetch from now on answer each partition with err (a
-// Kafka error such as kerr.TopicAuthorizationFailed), the way a broker
-// answers a consumer whose permission was revoked. Tests use it to check that
-// programs report fetch errors instead of waiting for records.
+// FailFetches makes every fetch and share fetch from now on answer each
+// partition with err (a Kafka error such as kerr.TopicAuthorizationFailed),
+// the way a broker answers a consumer whose permission was revoked. Tests use
+// it to check that programs report fetch errors instead of waiting for records.
 func (c *Cluster) FailFetches(err *kerr.Error) {
 	c.kf.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		c.kf.KeepControl()
@@ -479,6 +515,23 @@ func (c *Cluster) FailFetches(err *kerr.Error) {
 				p.Partition = rp.Partition
 				p.ErrorCode = err.Code
 				p.HighWatermark, p.LastStableOffset, p.LogStartOffset = -1, -1, -1
+				t.Partitions = append(t.Partitions, p)
+			}
+			resp.Topics = append(resp.Topics, t)
+		}
+		return resp, nil, true
+	})
+	c.kf.ControlKey(int16(kmsg.ShareFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.kf.KeepControl()
+		req := kreq.(*kmsg.ShareFetchRequest)
+		resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
+		for _, rt := range req.Topics {
+			t := kmsg.NewShareFetchResponseTopic()
+			t.TopicID = rt.TopicID
+			for _, rp := range rt.Partitions {
+				p := kmsg.NewShareFetchResponseTopicPartition()
+				p.Partition = rp.Partition
+				p.ErrorCode = err.Code
 				t.Partitions = append(t.Partitions, p)
 			}
 			resp.Topics = append(resp.Topics, t)
@@ -652,7 +705,7 @@ func (c *Cluster) resolveTopicIDs(req *kmsg.ProduceRequest) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if c.lookup == nil {
-			cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))
+			cl, err := kgo.NewClient(c.clientOpts(c.Addrs()...)...)
 			if err != nil {
 				return
 			}

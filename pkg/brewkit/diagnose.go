@@ -1,0 +1,204 @@
+package brewkit
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The errors of a cluster that answers, but not the way this client asks:
+// each says what happened and what to change. Ping returns them; a start
+// stand is the fix only for UnreachableError.
+
+// LoginError says the cluster wants a SASL login the client did not give, or
+// refused the one it gave.
+type LoginError struct {
+	Bootstrap string
+	Cfg       Config
+	Offers    []string // the mechanisms the cluster offers, when known
+	Err       error    // the broker's answer to a login it refused
+}
+
+func (e *LoginError) Error() string {
+	offers := ""
+	if len(e.Offers) > 0 {
+		offers = " (it offers " + strings.Join(e.Offers, ", ") + ")"
+	}
+	switch {
+	case e.Cfg.SASL == "":
+		return fmt.Sprintf("Kafka at %s wants a SASL login%s: set %s, %s and %s",
+			e.Bootstrap, offers, EnvSASL, EnvUser, EnvPassword)
+	case errors.Is(e.Err, kerr.UnsupportedSaslMechanism):
+		return fmt.Sprintf("Kafka at %s does not offer %s=%s%s: set %s to one it offers",
+			e.Bootstrap, EnvSASL, e.Cfg.SASL, offers, EnvSASL)
+	}
+	return fmt.Sprintf("Kafka at %s refused the login of %s=%s with %s (%v): check %s and %s",
+		e.Bootstrap, EnvUser, e.Cfg.User, e.Cfg.SASL, e.Err, EnvUser, EnvPassword)
+}
+
+func (e *LoginError) Unwrap() error { return e.Err }
+
+// TLSError says the TLS handshake failed, or that the cluster speaks TLS to
+// a client that does not.
+type TLSError struct {
+	Addr string
+	Cfg  Config
+	Err  error // the handshake's failure; nil when the client did not try TLS
+}
+
+func (e *TLSError) Error() string {
+	if !e.Cfg.TLS {
+		return fmt.Sprintf("Kafka at %s speaks TLS: set %s=1", e.Addr, EnvTLS)
+	}
+	var verify *tls.CertificateVerificationError
+	if errors.As(e.Err, &verify) {
+		return fmt.Sprintf("the TLS handshake with %s failed: %v: this machine does not trust the broker's certificate (add its CA to the system's trust store)", e.Addr, e.Err)
+	}
+	return fmt.Sprintf("the TLS handshake with %s failed (%v): it does not speak TLS there; unset %s, or point %s at the cluster's TLS listener",
+		e.Addr, e.Err, EnvTLS, EnvBootstrap)
+}
+
+func (e *TLSError) Unwrap() error { return e.Err }
+
+// NotAnsweringError says a broker accepts connections but answers no request:
+// a paused node, or one too busy to serve.
+type NotAnsweringError struct {
+	Bootstrap string
+	Waited    time.Duration
+	Err       error
+}
+
+func (e *NotAnsweringError) Error() string {
+	return fmt.Sprintf("Kafka at %s accepts connections but answered nothing within %s (%v): is a node paused or overloaded? `make status` shows the nodes",
+		e.Bootstrap, e.Waited, e.Err)
+}
+
+func (e *NotAnsweringError) Unwrap() error { return e.Err }
+
+// probeWait bounds each of diagnose's own requests.
+const probeWait = 2 * time.Second
+
+// diagnose finds why a broker at addr, which accepts TCP connections, does
+// not serve this client: a TLS mismatch, a login wanted or refused. It
+// returns nil when it finds nothing wrong with the way the client connects.
+func diagnose(ctx context.Context, cfg Config, addr string, pingErr error) error {
+	bootstrap := cfg.Bootstrap()
+	switch {
+	case errors.Is(pingErr, kerr.SaslAuthenticationFailed), errors.Is(pingErr, kerr.UnsupportedSaslMechanism):
+		offers, _ := saslMechanisms(ctx, cfg, addr)
+		return &LoginError{Bootstrap: bootstrap, Cfg: cfg, Offers: offers, Err: pingErr}
+	}
+	if cfg.TLS {
+		conn, err := dialProbe(ctx, cfg, addr)
+		if err != nil {
+			return &TLSError{Addr: addr, Cfg: cfg, Err: err}
+		}
+		conn.Close()
+	} else if speaksTLS(ctx, addr) {
+		return &TLSError{Addr: addr, Cfg: cfg}
+	}
+	if cfg.SASL == "" {
+		if offers, err := saslMechanisms(ctx, cfg, addr); err == nil && len(offers) > 0 && !servesWithoutLogin(ctx, cfg, addr) {
+			return &LoginError{Bootstrap: bootstrap, Cfg: cfg, Offers: offers}
+		}
+	}
+	return nil
+}
+
+// dialProbe opens a connection to addr the way cfg says: TLS or not.
+func dialProbe(ctx context.Context, cfg Config, addr string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	if cfg.TLS {
+		d := tls.Dialer{Config: cfg.tlsConfig()}
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+// speaksTLS reports whether addr completes a TLS handshake.
+func speaksTLS(ctx context.Context, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // only asks whether it speaks TLS at all
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+// saslMechanisms asks addr, before any login, which SASL mechanisms it
+// offers. A listener without SASL refuses the question (ILLEGAL_SASL_STATE)
+// or, like the simulation, lists mechanisms it does not require:
+// servesWithoutLogin tells those apart.
+func saslMechanisms(ctx context.Context, cfg Config, addr string) ([]string, error) {
+	req := kmsg.NewPtrSASLHandshakeRequest()
+	req.Version = 1
+	req.Mechanism = "BREW-COURSE-ASKS" // no such mechanism: the answer lists the ones there are
+	kresp, err := probeRequest(ctx, cfg, addr, req)
+	if err != nil {
+		return nil, err
+	}
+	return kresp.(*kmsg.SASLHandshakeResponse).SupportedMechanisms, nil
+}
+
+// servesWithoutLogin reports whether addr answers a metadata request on a
+// connection that did not log in.
+func servesWithoutLogin(ctx context.Context, cfg Config, addr string) bool {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 4
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	_, err := probeRequest(ctx, cfg, addr, req)
+	return err == nil
+}
+
+// probeRequest sends req (a version without flexible headers) on a new
+// connection to addr and reads its response, within probeWait.
+func probeRequest(ctx context.Context, cfg Config, addr string, req kmsg.Request) (kmsg.Response, error) {
+	conn, err := dialProbe(ctx, cfg, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(probeWait)); err != nil {
+		return nil, err
+	}
+	const correlationID = 1
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("brew-course"))
+	if _, err := conn.Write(f.AppendRequest(nil, req, correlationID)); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(conn)
+	var size int32
+	if err := binary.Read(r, binary.BigEndian, &size); err != nil {
+		return nil, err
+	}
+	if size < 4 || size > 1<<20 {
+		return nil, fmt.Errorf("a response of %d bytes: not Kafka", size)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	if binary.BigEndian.Uint32(body) != correlationID {
+		return nil, errors.New("a response to another request: not Kafka")
+	}
+	resp := req.ResponseKind()
+	if err := resp.ReadFrom(body[4:]); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
