@@ -188,7 +188,7 @@ func (k *kitchen) atLeastOnce(cfg brewkit.Config) (*session, error) {
 // or not at all.
 func (k *kitchen) exactlyOnce(ctx context.Context, cfg brewkit.Config) (*session, error) {
 	gts, err := kgo.NewGroupTransactSession(brewkit.ClientOpts(cfg, append(k.consumerOpts(),
-		kgo.TransactionalID(k.c.ID),
+		brewkit.TransactionalID(k.c.ID),
 		kgo.TransactionTimeout(30*time.Second),
 	)...)...)
 	if err != nil {

@@ -68,7 +68,7 @@ func RunIsolation(ctx context.Context, cfg brewkit.Config, adm *kadm.Client) (Is
 	}
 
 	// The fourth transaction stays open while both levels read.
-	open, err := brewkit.NewClient(cfg, kgo.TransactionalID(c.ID+".open"), kgo.TransactionTimeout(time.Minute))
+	open, err := brewkit.NewClient(cfg, brewkit.TransactionalID(c.ID+".open"), kgo.TransactionTimeout(time.Minute))
 	if err != nil {
 		return iso, err
 	}

@@ -47,7 +47,7 @@ type WriteConfig struct {
 // Write runs c.Transactions transactions, each writing one order's
 // OrderPlaced and PaymentReceived to two topics, aborting every AbortEvery-th.
 func Write(ctx context.Context, cfg brewkit.Config, c WriteConfig, report func(Outcome)) error {
-	cl, err := brewkit.NewClient(cfg, kgo.TransactionalID(c.ID), kgo.TransactionTimeout(30*time.Second))
+	cl, err := brewkit.NewClient(cfg, brewkit.TransactionalID(c.ID), kgo.TransactionTimeout(30*time.Second))
 	if err != nil {
 		return err
 	}

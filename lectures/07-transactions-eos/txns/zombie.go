@@ -22,7 +22,7 @@ import (
 func RunZombie(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic string) (Zombie, error) {
 	z := Zombie{ID: fmt.Sprintf("brew.zombie.%d", rand.Uint32()%1e6)}
 	newProducer := func() (*kgo.Client, error) {
-		return brewkit.NewClient(cfg, kgo.TransactionalID(z.ID), kgo.TransactionTimeout(30*time.Second), kgo.RecordRetries(3))
+		return brewkit.NewClient(cfg, brewkit.TransactionalID(z.ID), kgo.TransactionTimeout(30*time.Second), kgo.RecordRetries(3))
 	}
 	old, err := newProducer()
 	if err != nil {

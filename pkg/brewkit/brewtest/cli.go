@@ -43,11 +43,14 @@ func BuildCmdAt(t testing.TB, dir string) string {
 	if bin, ok := built.bins[abs]; ok {
 		return bin
 	}
+	if bin := cachedBinary(abs); bin != "" {
+		built.bins[abs] = bin
+		return bin
+	}
 	if built.dir == "" {
 		if built.dir, err = binDir(); err != nil {
 			t.Fatal(err)
 		}
-		built.bins = map[string]string{}
 	}
 	bin := filepath.Join(built.dir, fmt.Sprintf("%d-%s", len(built.bins), filepath.Base(abs)))
 	cmd := exec.Command("go", "build", "-o", bin, ".")
@@ -59,12 +62,39 @@ func BuildCmdAt(t testing.TB, dir string) string {
 	return bin
 }
 
+// cachedBinary returns the command in dir as the go command's build cache
+// holds it, or "" when it cannot. Since Go 1.24 `go run` keeps the programs
+// it links in the build cache, so a program unchanged since the last test
+// run is not linked again (`go build -o` always links): -exec echo prints
+// where the binary is instead of running it. The first run after a change
+// links into a temporary folder, which go run removes: the second finds
+// the binary in the cache.
+func cachedBinary(dir string) string {
+	cache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil || len(bytes.TrimSpace(cache)) == 0 {
+		return ""
+	}
+	for range 2 {
+		cmd := exec.Command("go", "run", "-exec", "echo", ".")
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			return ""
+		}
+		bin := string(bytes.TrimSpace(out))
+		if strings.HasPrefix(bin, string(bytes.TrimSpace(cache))+string(filepath.Separator)) {
+			return bin
+		}
+	}
+	return ""
+}
+
 // built are the commands this test process has built, by folder.
-var built struct {
+var built = struct {
 	sync.Mutex
 	dir  string
 	bins map[string]string
-}
+}{bins: map[string]string{}}
 
 // binDir makes this test process's folder for the commands it builds, in
 // the system's temporary folder, and removes those of test processes that
