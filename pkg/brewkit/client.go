@@ -48,6 +48,7 @@ func ClientOpts(cfg Config, opts ...kgo.Opt) []kgo.Opt {
 		kgo.RequestTimeoutOverhead(perRequest),
 		kgo.ProduceRequestTimeout(perRequest),
 		kgo.RecordDeliveryTimeout(cfg.Bound()),
+		kgo.WithHooks(newFetchWatch(cfg.Bound())), // FetchCheck.Poll's bound
 	)
 	if !slices.ContainsFunc(opts, isTransactional) {
 		all = append(all, kgo.AllowIdempotentProduceCancellation())

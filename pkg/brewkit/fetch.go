@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // UnknownTopicGrace is how long a partition may be unknown to the broker a
@@ -86,4 +89,103 @@ func groupFatal(err error) bool {
 		}
 	}
 	return false
+}
+
+// Poll is cl.PollRecords(ctx, max) (max 0: all that is buffered) followed by
+// Err, bounded by the broker's answers: when a node has answered none of
+// cl's fetches for cfg.Bound (its fetches time out, as a paused or stuck
+// broker's do), Poll returns the records it has and an error naming the
+// node, instead of waiting for records that will not come. cl must come
+// from NewClient or ClientOpts, which watch its fetches.
+func (c *FetchCheck) Poll(ctx context.Context, cl *kgo.Client, max int) (kgo.Fetches, error) {
+	w := watchOf(cl)
+	if w == nil {
+		fs := cl.PollRecords(ctx, max)
+		return fs, c.Err(fs)
+	}
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := w.onStuck(func(err error) { cancel(err) })
+	defer stop()
+	fs := cl.PollRecords(pctx, max)
+	if ctx.Err() == nil && pctx.Err() != nil {
+		return fs, context.Cause(pctx)
+	}
+	return fs, c.Err(fs)
+}
+
+// fetchWatch is the hook NewClient and ClientOpts give every client: it
+// notes when each node last answered a fetch, and calls its listeners once
+// a node has left fetches unanswered for longer than bound.
+type fetchWatch struct {
+	bound time.Duration
+
+	mu        sync.Mutex
+	since     map[int32]time.Time // a node's first unanswered fetch since its last answer
+	stuck     error
+	listeners map[int]func(error)
+	next      int
+}
+
+func newFetchWatch(bound time.Duration) *fetchWatch {
+	return &fetchWatch{bound: bound, since: map[int32]time.Time{}, listeners: map[int]func(error){}}
+}
+
+// OnBrokerRead implements kgo.HookBrokerRead.
+func (w *fetchWatch) OnBrokerRead(meta kgo.BrokerMetadata, key int16, _ int, readWait, timeToRead time.Duration, err error) {
+	if key != int16(kmsg.Fetch) && key != int16(kmsg.ShareFetch) {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		delete(w.since, meta.NodeID)
+		return
+	}
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return // a connection that died: kgo dials again, and the next read tells
+	}
+	asked := time.Now().Add(-readWait - timeToRead)
+	first, ok := w.since[meta.NodeID]
+	if !ok {
+		w.since[meta.NodeID], first = asked, asked
+	}
+	if time.Since(first) < w.bound || w.stuck != nil {
+		return
+	}
+	w.stuck = fmt.Errorf("node %d (%s:%d) has answered no fetch for %s (%s): is it paused or overloaded? `make status` shows the nodes",
+		meta.NodeID, meta.Host, meta.Port, time.Since(first).Round(100*time.Millisecond), EnvTimeout+"="+w.bound.String())
+	for _, l := range w.listeners {
+		l(w.stuck)
+	}
+}
+
+// onStuck calls fn with the error once a node is stuck (at once if one is),
+// until the returned stop.
+func (w *fetchWatch) onStuck(fn func(error)) (stop func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stuck != nil {
+		fn(w.stuck)
+		return func() {}
+	}
+	id := w.next
+	w.next++
+	w.listeners[id] = fn
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.listeners, id)
+	}
+}
+
+// watchOf finds the fetchWatch among cl's hooks.
+func watchOf(cl *kgo.Client) *fetchWatch {
+	hooks, _ := cl.OptValue(kgo.WithHooks).([]kgo.Hook)
+	for _, h := range hooks {
+		if w, ok := h.(*fetchWatch); ok {
+			return w
+		}
+	}
+	return nil
 }

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // StopGrace is how long a program may take to stop after Ctrl-C before Main
@@ -29,9 +32,10 @@ func Main(name string, body func(ctx context.Context, cfg Config) error) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan error, 1)
+	var cfg Config
 	go func() {
-		cfg, err := FromEnv()
-		if err == nil {
+		var err error
+		if cfg, err = FromEnv(); err == nil {
 			err = body(ctx, cfg)
 		}
 		done <- err
@@ -60,9 +64,28 @@ func Main(name string, body func(ctx context.Context, cfg Config) error) {
 	}
 	cancel()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, withRemedy(err, cfg))
 		os.Exit(1)
 	}
+}
+
+// withRemedy is err's text, with what to do added for the Kafka errors any
+// program may meet that say nothing of a remedy themselves.
+func withRemedy(err error, cfg Config) string {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, kgo.ErrRecordTimeout):
+		return fmt.Sprintf("%s: no acknowledgement within %s=%s; is a node paused or overloaded? `make status` shows the nodes",
+			msg, EnvTimeout, cfg.Bound())
+	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.GroupAuthorizationFailed),
+		errors.Is(err, kerr.ClusterAuthorizationFailed), errors.Is(err, kerr.TransactionalIDAuthorizationFailed):
+		who := "this client"
+		if cfg.User != "" {
+			who = EnvUser + "=" + cfg.User
+		}
+		return fmt.Sprintf("%s: the cluster's ACLs do not allow %s this; its admin grants it (kafka-acls), or log in as another user", msg, who)
+	}
+	return msg
 }
 
 // LeftBehindError says what a program stopped by Ctrl-C leaves behind and how

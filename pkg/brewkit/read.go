@@ -48,15 +48,15 @@ func ReadTo(ctx context.Context, cfg Config, topic string, from map[int32]int64,
 	defer cancel()
 	var check FetchCheck
 	for len(left) > 0 {
-		fs := cl.PollFetches(rctx)
+		fs, err := check.Poll(rctx, cl, 0)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if rctx.Err() != nil {
 			return fmt.Errorf("reading %s: partitions %v not read to their end within %s", topic, slices.Sorted(maps.Keys(left)), limit)
 		}
-		if err := check.Err(fs); err != nil {
-			return err
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", topic, err)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			end, ok := left[r.Partition]

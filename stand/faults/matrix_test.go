@@ -1,0 +1,459 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"math/big"
+	mrand "math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+	"github.com/brew-course/kafka/pkg/brewkit/sim"
+)
+
+// uses says what a program asks of Kafka, and so which faults it meets.
+type uses uint8
+
+const (
+	admin  uses = 1 << iota // it connects: metadata, topics, groups, offsets
+	writes                  // it produces
+	reads                   // it fetches as a consumer
+	shares                  // it fetches as a share-group consumer
+	stand                   // it stops and starts nodes of the checkout's stand
+)
+
+// program is one row of the matrix: a program and a short run of it that
+// reaches Kafka the way its make target does.
+type program struct {
+	dir  string // under the repository root
+	args []string
+	uses uses
+	// offline, for a program that needs no cluster: what it must do with
+	// none (it is run once, with no cluster answering).
+	offline *outcome
+}
+
+// outcome is what a run must end with: its exit status and words its one
+// line on stderr must hold (for status 0: its stdout).
+type outcome struct {
+	code  int
+	words []string
+}
+
+// The programs: every folder under lectures/*/cmd and stand/cmd has a row
+// (TestEveryProgramHasARow).
+var programs = []program{
+	{dir: "lectures/01-architecture-kraft/cmd/quorum-status", uses: admin},
+
+	{dir: "lectures/02-topics-partitions/cmd/inspect", args: []string{"-create"}, uses: admin},
+	{dir: "lectures/02-topics-partitions/cmd/keyed-producer", args: []string{"-n", "20"}, uses: admin | writes},
+	{dir: "lectures/02-topics-partitions/cmd/partition-of", args: []string{"-partitions", "6", "order-1"}, offline: &outcome{0, []string{"order-1"}}},
+	{dir: "lectures/02-topics-partitions/cmd/promo", args: []string{"-duration", "3s"}, uses: admin | writes | reads},
+	{dir: "lectures/02-topics-partitions/cmd/grow", uses: admin | writes},
+
+	{dir: "lectures/03-offsets-retention/cmd/load-and-watch", args: []string{"-duration", "4s", "-topic", "brew.orders.v1", "-group", "brew.fm.load"}, uses: admin | writes | reads},
+	{dir: "lectures/03-offsets-retention/cmd/replay", args: []string{"-group", "brew.fm.replay", "-topic", "brew.orders.v1", "-to-earliest"}, uses: admin},
+	{dir: "lectures/03-offsets-retention/cmd/retention", uses: admin | writes},
+	{dir: "lectures/03-offsets-retention/cmd/compaction", uses: admin | writes | reads},
+
+	{dir: "lectures/04-replication-isr/cmd/watch-isr", args: []string{"-once", "-topic", "brew.orders.v1"}, uses: admin},
+	{dir: "lectures/04-replication-isr/cmd/failover", uses: stand},
+	{dir: "lectures/04-replication-isr/cmd/preferred-leader", args: []string{"-topic", "brew.orders.v1", "-dry-run"}, uses: admin},
+	{dir: "lectures/04-replication-isr/cmd/quorum-math", offline: &outcome{0, []string{"3"}}},
+
+	{dir: "lectures/05-acks-durability/cmd/acks", args: []string{"-records", "50"}, uses: admin | writes},
+	{dir: "lectures/05-acks-durability/cmd/delivery", args: []string{"-n", "20"}, uses: admin | writes},
+	{dir: "lectures/05-acks-durability/cmd/idempotence", uses: stand},
+	{dir: "lectures/05-acks-durability/cmd/lost-ack", uses: stand},
+	{dir: "lectures/05-acks-durability/cmd/errors", uses: stand},
+
+	{dir: "lectures/06-consumer-groups/cmd/commit-styles", args: []string{"-records", "50"}, uses: admin | writes | reads},
+	{dir: "lectures/06-consumer-groups/cmd/demo-rebalance", uses: admin | writes | reads},
+	{dir: "lectures/06-consumer-groups/cmd/describe", args: []string{"-group", "brew.fm.describe"}, uses: admin},
+	{dir: "lectures/06-consumer-groups/cmd/fanout", args: []string{"-orders", "20"}, uses: admin | writes | reads},
+	{dir: "lectures/06-consumer-groups/cmd/member", args: []string{"-name", "m1", "-group", "brew.fm.member", "-topic", "brew.orders.v1"}, uses: admin | reads},
+	{dir: "lectures/06-consumer-groups/cmd/rebalance-timeline", uses: admin | writes | reads},
+	{dir: "lectures/06-consumer-groups/cmd/static-member", uses: admin | writes | reads},
+
+	{dir: "lectures/07-transactions-eos/cmd/crash-drill", args: []string{"-orders", "20", "-crashes", "1"}, uses: admin | writes | reads},
+	{dir: "lectures/07-transactions-eos/cmd/kitchen", args: []string{"-idle", "5s"}, uses: admin | writes | reads},
+	{dir: "lectures/07-transactions-eos/cmd/read-committed", uses: admin | writes | reads},
+	{dir: "lectures/07-transactions-eos/cmd/txn-producer", args: []string{"-id", "brew.fm.txn", "-n", "3"}, uses: admin | writes},
+	{dir: "lectures/07-transactions-eos/cmd/verify", uses: admin | reads},
+	{dir: "lectures/07-transactions-eos/cmd/zombie", uses: admin | writes | reads},
+
+	{dir: "lectures/08-share-groups/cmd/baristas", args: []string{"-tickets", "20"}, uses: admin | writes | shares},
+	{dir: "lectures/08-share-groups/cmd/crash", uses: admin | writes | shares},
+	{dir: "lectures/08-share-groups/cmd/describe", uses: admin},
+	{dir: "lectures/08-share-groups/cmd/poison", uses: admin | writes | shares},
+
+	{dir: "lectures/09-clients-throughput/cmd/bench", args: []string{"-records", "2000"}, uses: admin | writes | reads},
+	{dir: "lectures/09-clients-throughput/cmd/chart", args: []string{"-dir", "."}, offline: &outcome{1, []string{"compare.csv"}}},
+	{dir: "lectures/09-clients-throughput/cmd/compare", args: []string{"-records", "2000", "-runs", "1", "-clients", "franz-go", "-out", "."}, uses: admin | writes | reads},
+	{dir: "lectures/09-clients-throughput/cmd/defaults", offline: &outcome{0, []string{"LINGER"}}},
+	{dir: "lectures/09-clients-throughput/cmd/sweep", args: []string{"-records", "2000"}, uses: admin | writes | reads},
+
+	{dir: "stand/cmd/brewstand", args: []string{"stop-node", "2"}, uses: stand},
+	{dir: "stand/cmd/dashboard", args: []string{"-once"}, uses: admin},
+	{dir: "stand/cmd/tour", args: []string{"."}, offline: &outcome{2, []string{"lecture folder"}}},
+}
+
+// fault is one column: a cluster that misbehaves one way, and the words the
+// one line of every program it applies to must hold.
+type fault struct {
+	name    string
+	applies uses // a program meets it when it uses one of these
+	words   []string
+	bound   time.Duration // how soon the program must have said so
+	setup   func(t *testing.T) []string
+}
+
+// Timeout is KAFKA_TIMEOUT for every run: how long a program waits for a
+// broker that does not answer.
+const timeout = 2 * time.Second
+
+var faults = []fault{
+	{
+		name: "no cluster", applies: admin | writes | reads | shares,
+		words: []string{"no Kafka answers at 127.0.0.1:1", "make up"}, bound: 3 * time.Second,
+		setup: func(*testing.T) []string { return []string{brewkit.EnvBootstrap + "=127.0.0.1:1"} },
+	},
+	{
+		name: "login wanted", applies: admin | writes | reads | shares,
+		words: []string{"wants a SASL login", brewkit.EnvSASL}, bound: 5 * time.Second,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{Login: &sim.Login{User: "admin", Pass: "secret"}})
+			return []string{brewkit.EnvBootstrap + "=" + env.Config.Bootstrap()}
+		},
+	},
+	{
+		name: "login refused", applies: admin | writes | reads | shares,
+		words: []string{"refused the login", brewkit.EnvPassword}, bound: 5 * time.Second,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{Login: &sim.Login{User: "admin", Pass: "secret"}})
+			return login(env.Config, "admin", "wrong")
+		},
+	},
+	{
+		name: "not allowed", applies: admin | writes | reads | shares,
+		words: []string{"AUTHORIZATION_FAILED"}, bound: 5 * time.Second,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{
+				Login:  &sim.Login{User: "admin", Pass: "secret"},
+				Denied: &sim.Login{User: "student", Pass: "student"},
+			})
+			return login(env.Config, "student", "student")
+		},
+	},
+	{
+		name: "TLS wanted", applies: admin | writes | reads | shares,
+		words: []string{"speaks TLS", brewkit.EnvTLS + "=1"}, bound: 5 * time.Second,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{TLS: serverTLS(t)})
+			return []string{brewkit.EnvBootstrap + "=" + env.Config.Bootstrap(), brewkit.EnvTLS + "=0"}
+		},
+	},
+	{
+		name: "TLS not there", applies: admin | writes | reads | shares,
+		words: []string{"TLS handshake", brewkit.EnvTLS}, bound: 5 * time.Second,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{})
+			return []string{brewkit.EnvBootstrap + "=" + env.Config.Bootstrap(), brewkit.EnvTLS + "=1"}
+		},
+	},
+	{
+		name: "writes refused", applies: writes,
+		words: []string{"TOPIC_AUTHORIZATION_FAILED"}, bound: 10 * time.Second,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{})
+			env.Sim.FailProduces(kerr.TopicAuthorizationFailed)
+			return []string{brewkit.EnvBootstrap + "=" + env.Config.Bootstrap()}
+		},
+	},
+	{
+		name: "reads refused", applies: reads | shares,
+		words: []string{"TOPIC_AUTHORIZATION_FAILED"}, bound: 10 * time.Second,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{})
+			env.Sim.FailFetches(kerr.TopicAuthorizationFailed)
+			return []string{brewkit.EnvBootstrap + "=" + env.Config.Bootstrap()}
+		},
+	},
+	{
+		name: "writes unanswered", applies: writes,
+		words: []string{timeout.String()}, bound: 6 * timeout,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{})
+			env.Sim.Hang(kmsg.Produce)
+			return []string{brewkit.EnvBootstrap + "=" + env.Config.Bootstrap()}
+		},
+	},
+	{
+		name: "reads unanswered", applies: reads | shares,
+		words: []string{timeout.String()}, bound: 6 * timeout,
+		setup: func(t *testing.T) []string {
+			env := cluster(t, sim.Options{})
+			env.Sim.Hang(kmsg.Fetch)
+			env.Sim.Hang(kmsg.ShareFetch)
+			return []string{brewkit.EnvBootstrap + "=" + env.Config.Bootstrap()}
+		},
+	},
+}
+
+// TestEveryProgramMeetsEveryFault runs the matrix: each program against each
+// fault it meets, many at once (most of a run is waiting).
+func TestEveryProgramMeetsEveryFault(t *testing.T) {
+	root := repoRoot(t)
+	noStand := t.TempDir() // BREW_ROOT: a checkout with no stand up
+	bins := build(t, root)
+	slots := make(chan struct{}, 16)
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			env := f.setup(t)
+			for _, p := range programs {
+				if p.uses&f.applies == 0 || p.uses&stand != 0 {
+					continue
+				}
+				t.Run(filepath.Base(p.dir), func(t *testing.T) {
+					t.Parallel()
+					slots <- struct{}{}
+					defer func() { <-slots }()
+					r := run(t, bins[p.dir], append(env, "BREW_ROOT="+noStand), f.bound+10*time.Second, p.args...)
+					r.check(t, filepath.Base(p.dir), outcome{1, f.words}, f.bound)
+				})
+			}
+		})
+	}
+	t.Run("no stand", func(t *testing.T) {
+		t.Parallel()
+		for _, p := range programs {
+			if p.uses&stand == 0 {
+				continue
+			}
+			t.Run(filepath.Base(p.dir), func(t *testing.T) {
+				t.Parallel()
+				r := run(t, bins[p.dir], []string{"BREW_ROOT=" + noStand, brewkit.EnvBootstrap + "=127.0.0.1:1"}, time.Minute, p.args...)
+				r.check(t, filepath.Base(p.dir), outcome{1, []string{"make up"}}, 3*time.Second)
+			})
+		}
+	})
+	t.Run("offline", func(t *testing.T) {
+		t.Parallel()
+		for _, p := range programs {
+			if p.offline == nil {
+				continue
+			}
+			t.Run(filepath.Base(p.dir), func(t *testing.T) {
+				t.Parallel()
+				r := run(t, bins[p.dir], []string{"BREW_ROOT=" + noStand, brewkit.EnvBootstrap + "=127.0.0.1:1"}, time.Minute, p.args...)
+				r.check(t, filepath.Base(p.dir), *p.offline, 3*time.Second)
+			})
+		}
+	})
+}
+
+// TestEveryProgramHasARow fails for a program the matrix does not run.
+func TestEveryProgramHasARow(t *testing.T) {
+	root := repoRoot(t)
+	dirs, err := filepath.Glob(filepath.Join(root, "lectures", "*", "cmd", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob(filepath.Join(root, "stand", "cmd", "*"))
+	for _, d := range append(dirs, more...) {
+		rel, _ := filepath.Rel(root, d)
+		if !slices.ContainsFunc(programs, func(p program) bool { return p.dir == rel }) {
+			t.Errorf("%s has no row in the fault matrix (programs in matrix_test.go)", rel)
+		}
+	}
+	for _, p := range programs {
+		if p.uses == 0 && p.offline == nil {
+			t.Errorf("%s: a row says what the program uses, or what it does offline", p.dir)
+		}
+	}
+}
+
+// ran is one run of a program.
+type ran struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+func run(t *testing.T, bin string, env []string, limit time.Duration, args ...string) ran {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	// Its own process group, killed whole: some programs run others.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	defer func() {
+		if cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // none left is the usual case
+		}
+	}()
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(cleanEnv(), append(env, brewkit.EnvTimeout+"="+timeout.String())...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	start := time.Now()
+	err := cmd.Run()
+	r := ran{stdout: o.String(), stderr: e.String(), took: time.Since(start)}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("still running after %s, killed\nstderr:\n%s\nstdout (end):\n%s", limit, r.stderr, tail(r.stdout))
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return r
+}
+
+// check fails the test unless the run ended as want says within bound: for
+// a failure, with exactly one line on stderr, "name: ...", holding want's words.
+func (r ran) check(t *testing.T, name string, want outcome, bound time.Duration) {
+	t.Helper()
+	var problems []string
+	if r.code != want.code {
+		problems = append(problems, fmt.Sprintf("exit status %d, want %d", r.code, want.code))
+	}
+	text := r.stdout
+	if want.code != 0 {
+		text = r.stderr
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], name+": ") {
+			problems = append(problems, fmt.Sprintf("stderr has %d lines, want one starting %q", len(lines), name+": "))
+		}
+	}
+	for _, w := range want.words {
+		if !strings.Contains(text, w) {
+			problems = append(problems, fmt.Sprintf("no %q in what it said", w))
+		}
+	}
+	if r.took > bound {
+		problems = append(problems, fmt.Sprintf("took %s, over %s", r.took.Round(10*time.Millisecond), bound))
+	}
+	if len(problems) > 0 {
+		t.Errorf("%s\nstderr:\n%s\nstdout (end):\n%s", strings.Join(problems, "; "), r.stderr, tail(r.stdout))
+	}
+	t.Logf("exit %d after %s", r.code, r.took.Round(10*time.Millisecond))
+}
+
+func tail(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-8):], "\n")
+}
+
+// cleanEnv is this process's environment without the cluster settings a
+// tier sets: each run says its own.
+func cleanEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "KAFKA_") || strings.HasPrefix(kv, "BREW_")
+	})
+}
+
+// cluster is a simulated cluster for one fault, with the course topics and
+// some orders in them, as on a stand where the earlier lectures ran.
+func cluster(t *testing.T, opts sim.Options) *brewtest.Env {
+	t.Helper()
+	env := brewtest.SimWith(t, opts)
+	seed := env.Config
+	seed.TLS = false // the seeding client cannot check the test's certificate
+	if opts.TLS != nil {
+		return env // programs never get this far; nothing to seed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, adm, err := brewkit.Connect(ctx, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Catalog...); err != nil {
+		t.Fatal(err)
+	}
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	var recs []*kgo.Record
+	for n := range 60 {
+		o := brewkit.NewOrder(rng, int64(n+1), time.Now())
+		recs = append(recs, o.Record(brewkit.Orders.Name))
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// login is the environment of a client that logs in to cfg's cluster as user.
+func login(cfg brewkit.Config, user, pass string) []string {
+	return []string{
+		brewkit.EnvBootstrap + "=" + cfg.Bootstrap(),
+		brewkit.EnvSASL + "=" + sim.Mechanism, brewkit.EnvUser + "=" + user, brewkit.EnvPassword + "=" + pass,
+	}
+}
+
+// serverTLS is a TLS configuration with a self-signed certificate for
+// 127.0.0.1, which no client here trusts.
+func serverTLS(t *testing.T) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "brew-course fault matrix"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		DNSNames:     []string{"localhost"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+}
+
+// build builds every program once.
+func build(t *testing.T, root string) map[string]string {
+	t.Helper()
+	bins := map[string]string{}
+	for _, p := range programs {
+		bins[p.dir] = brewtest.BuildCmdAt(t, filepath.Join(root, p.dir))
+	}
+	return bins
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
