@@ -316,7 +316,7 @@ func run(t *testing.T, bin string, env []string, limit time.Duration, args ...st
 		}
 	}()
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(cleanEnv(), append(env, brewkit.EnvTimeout+"="+timeout.String())...)
+	cmd.Env = append(cleanEnv(), append([]string{brewkit.EnvTimeout + "=" + timeout.String()}, env...)...) // env may set another
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	start := time.Now()
