@@ -1,8 +1,10 @@
 // Package brewkit holds what every lecture of the Brew Kafka course repeats:
 //
 //   - the cluster settings from the environment (Config, FromEnv), kgo clients
-//     and a kadm admin built from them (NewClient, Connect), and a dial check
-//     that fails fast with one useful line (Ping);
+//     and a kadm admin built from them (NewClient, Connect), and a connection
+//     check that fails fast with one line saying what is wrong (Ping: nothing
+//     listens, a login wanted or refused, a TLS mismatch, a broker that answers
+//     nothing); every wait for a broker bounded by KAFKA_TIMEOUT (Config.Bound);
 //   - how a program behaves: its flags checked (FlagCheck), its body run with
 //     one-line errors, exit statuses and Ctrl-C (Main), a child program pointed
 //     at the cluster (Command), a crash on purpose (Crash);
@@ -13,7 +15,7 @@
 //     (DescribeQuorum), the Kafka release (ClusterRelease), whether it is the
 //     simulation (IsSimulated), end offsets and a topic read up to them
 //     (EndOffsets, ReadTo), fetch errors a consumer must not wait through
-//     (FetchCheck), a group's dynamic configs (SetGroupConfigs, GroupConfigs);
+//     and a node that answers no fetch (FetchCheck, FetchCheck.Poll), a group's dynamic configs (SetGroupConfigs, GroupConfigs);
 //   - stopping, starting, pausing and resuming nodes (NodeControl), which the
 //     stand that is up or the simulation provides;
 //   - aligned tables and live views that redraw in place (Table, Live), and

@@ -190,8 +190,8 @@ func startConsumer(ctx context.Context, cfg brewkit.Config, topic string, from k
 		defer cl.Close()
 		var check brewkit.FetchCheck
 		for ctx.Err() == nil {
-			fs := cl.PollFetches(ctx)
-			if err := check.Err(fs); err != nil {
+			fs, err := check.Poll(ctx, cl, 0)
+			if err != nil {
 				fail(err)
 				return
 			}
