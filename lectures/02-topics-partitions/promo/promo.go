@@ -122,8 +122,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 			defer cl.Close()
 			var check brewkit.FetchCheck
 			for cctx.Err() == nil {
-				fs := cl.PollFetches(cctx)
-				if err := check.Err(fs); err != nil {
+				fs, err := check.Poll(cctx, cl, 0)
+				if err != nil {
 					cerr <- fmt.Errorf("consumer %d: %w", i+1, err)
 					return
 				}
