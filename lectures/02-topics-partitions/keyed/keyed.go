@@ -76,10 +76,14 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		return Result{}, err
 	}
 	defer cl.Close()
-	// A topic created a moment ago may not be known yet to the broker asked.
+	// A topic created a moment ago may not be known yet to the broker asked;
+	// an error Kafka will not retry (no permission) is the answer at once.
 	var td kadm.TopicDetails
 	_ = brewkit.WaitFor(ctx, 5*time.Second, 200*time.Millisecond, func() bool {
 		td, err = adm.ListTopics(kadm.WithAuthorizedOps(ctx), c.Topic)
+		if ke := (*kerr.Error)(nil); errors.As(err, &ke) && !ke.Retriable {
+			return true
+		}
 		return err == nil && td[c.Topic].Err == nil
 	})
 	if err := ctx.Err(); err != nil {
