@@ -94,7 +94,13 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string), lo
 	l.watch(writing, adm, look)
 	writer.Wait()
 	if run.Err() == nil { // no failure: read the last orders written
-		_ = brewkit.WaitFor(run, drainFor, 20*time.Millisecond, l.caughtUp) // what is left shows as lag
+		// What is left shows as lag, unless nothing was read at all: a
+		// count of 0 then says nothing about the consumer.
+		err := brewkit.WaitFor(run, drainFor, 20*time.Millisecond, l.caughtUp)
+		if err != nil && run.Err() == nil && l.consumed.Load() == 0 {
+			fail(fmt.Errorf("the consumer read none of the %d orders written, %s after the writing ended: is a node paused or overloaded? `make status` shows the nodes",
+				l.produced.Load(), drainFor))
+		}
 	}
 	stopReading()
 	reader.Wait()
@@ -201,8 +207,8 @@ func newConsumer(cfg brewkit.Config, c Config) (*kgo.Client, error) {
 func (l *load) consume(reading context.Context, cons *kgo.Client) {
 	var check brewkit.FetchCheck
 	for reading.Err() == nil {
-		fs := cons.PollFetches(reading)
-		if err := check.Err(fs); err != nil {
+		fs, err := check.Poll(reading, cons, 0)
+		if err != nil {
 			l.fail(err)
 			return
 		}
