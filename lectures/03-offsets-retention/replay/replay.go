@@ -150,16 +150,21 @@ func (e *NoTopicError) Error() string {
 	return fmt.Sprintf("topic %s does not exist (the cluster has %s)", e.Topic, have)
 }
 
-// exists returns a *NoTopicError unless topic exists.
+// exists returns a *NoTopicError unless topic exists. It asks for the topic
+// by name first: a list of all topics leaves out the ones the client may not
+// see, where a request for one names the missing permission.
 func exists(ctx context.Context, adm *kadm.Client, topic string) error {
-	tds, err := adm.ListTopics(ctx)
+	tds, err := adm.ListTopics(ctx, topic)
 	if err != nil {
+		return fmt.Errorf("describing topic %s: %w", topic, err)
+	}
+	if tds.Has(topic) {
+		return nil
+	}
+	if tds, err = adm.ListTopics(ctx); err != nil {
 		return fmt.Errorf("listing topics: %w", err)
 	}
-	if !tds.Has(topic) {
-		return &NoTopicError{Topic: topic, Existing: tds.Names()}
-	}
-	return nil
+	return &NoTopicError{Topic: topic, Existing: tds.Names()}
 }
 
 func inactive(ctx context.Context, adm *kadm.Client, group string) error {
