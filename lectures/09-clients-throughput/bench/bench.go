@@ -146,13 +146,13 @@ func endToEnd(ctx context.Context, cfg brewkit.Config, c Config, adm *kadm.Clien
 	go func() {
 		var check brewkit.FetchCheck
 		for len(lat) < n {
-			fs := cons.PollFetches(cctx)
+			fs, err := check.Poll(cctx, cons, 0)
 			if cctx.Err() != nil {
 				done <- fmt.Errorf("end to end: read %d of %d: %w", len(lat), n, cctx.Err())
 				return
 			}
-			if err := check.Err(fs); err != nil {
-				done <- err
+			if err != nil {
+				done <- fmt.Errorf("end to end: read %d of %d: %w", len(lat), n, err)
 				return
 			}
 			now := time.Now()
@@ -309,13 +309,15 @@ func consume(ctx context.Context, cfg brewkit.Config, c Config, topic string) (p
 			defer wg.Done()
 			var check brewkit.FetchCheck
 			for {
-				fs := cl.PollFetches(cctx)
+				fs, err := check.Poll(cctx, cl, 0)
 				if cctx.Err() != nil {
 					return
 				}
-				if err := check.Err(fs); err != nil {
+				if err != nil {
 					mu.Lock()
-					firstErr = err
+					if firstErr == nil {
+						firstErr = err
+					}
 					mu.Unlock()
 					cancel()
 					return
@@ -335,7 +337,7 @@ func consume(ctx context.Context, cfg brewkit.Config, c Config, topic string) (p
 	ph.Elapsed, ph.CPU = time.Since(start), perf.ProcessCPU()-cpu
 	switch {
 	case firstErr != nil:
-		return ph, firstErr
+		return ph, fmt.Errorf("consuming: read %d of %d records: %w", read, c.Records, firstErr)
 	case read < c.Records:
 		return ph, fmt.Errorf("consumed %d of %d records within 5 minutes", read, c.Records)
 	}

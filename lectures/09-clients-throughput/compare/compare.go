@@ -31,6 +31,14 @@ type Client interface {
 	Consume(ctx context.Context, cfg brewkit.Config, topic string, w perf.Workload, bar *perf.Bar) (perf.Phase, error)
 }
 
+// stalled is the error of a client's reader that got no record for
+// cfg.Bound: what it read, and what it did not. The readers of clients
+// without brewkit's fetch watch (all but franz-go) are bounded by it.
+func stalled(client string, cfg brewkit.Config, n, of int) error {
+	return fmt.Errorf("%s: read %d of %d records, then none for %s=%s: is a node paused or overloaded? `make status` shows the nodes",
+		client, n, of, brewkit.EnvTimeout, cfg.Bound())
+}
+
 // Clients are every client, in the table's order.
 var Clients = []Client{Franz{}, Sarama{}, KafkaGo{}, Confluent{}, Java{}}
 

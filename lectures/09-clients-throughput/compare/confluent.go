@@ -120,9 +120,13 @@ func (Confluent) Consume(ctx context.Context, cfg brewkit.Config, topic string, 
 	if err := c.Assign(parts); err != nil {
 		return ph, fmt.Errorf("confluent-kafka-go: %w", err)
 	}
+	last := time.Now() // the last record, or the start
 	for n := 0; n < w.Records; {
 		if ctx.Err() != nil {
 			return ph, fmt.Errorf("confluent-kafka-go: read %d of %d: %w", n, w.Records, ctx.Err())
+		}
+		if time.Since(last) > cfg.Bound() {
+			return ph, stalled("confluent-kafka-go", cfg, n, w.Records)
 		}
 		switch e := c.Poll(100).(type) {
 		case *ckafka.Message:
@@ -130,6 +134,7 @@ func (Confluent) Consume(ctx context.Context, cfg brewkit.Config, topic string, 
 				return ph, fmt.Errorf("confluent-kafka-go: %w", e.TopicPartition.Error)
 			}
 			n++
+			last = time.Now()
 			bar.Add(1)
 		case ckafka.Error:
 			if e.IsFatal() {

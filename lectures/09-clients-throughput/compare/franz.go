@@ -78,12 +78,12 @@ func (Franz) Consume(ctx context.Context, cfg brewkit.Config, topic string, w pe
 	var check brewkit.FetchCheck
 	cpu, start := perf.ProcessCPU(), time.Now()
 	for n := 0; n < w.Records; {
-		fs := cl.PollFetches(ctx)
+		fs, err := check.Poll(ctx, cl, 0)
 		if ctx.Err() != nil {
 			return ph, fmt.Errorf("franz-go: read %d of %d: %w", n, w.Records, ctx.Err())
 		}
-		if err := check.Err(fs); err != nil {
-			return ph, err
+		if err != nil {
+			return ph, fmt.Errorf("franz-go: read %d of %d records: %w", n, w.Records, err)
 		}
 		got := fs.NumRecords()
 		n += got

@@ -128,10 +128,15 @@ func (KafkaGo) Consume(ctx context.Context, cfg brewkit.Config, topic string, w 
 	}
 	defer readers.Wait()
 	defer cancel()
+	idle := time.NewTimer(cfg.Bound()) // reset by every record
+	defer idle.Stop()
 	for n := 0; n < w.Records; n++ {
 		select {
 		case <-msgs:
 			bar.Add(1)
+			idle.Reset(cfg.Bound())
+		case <-idle.C:
+			return ph, stalled("kafka-go", cfg, n, w.Records)
 		case err := <-errs:
 			return ph, fmt.Errorf("kafka-go: %w", err)
 		case <-ctx.Done():

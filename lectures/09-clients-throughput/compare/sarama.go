@@ -129,10 +129,15 @@ func (Sarama) Consume(ctx context.Context, cfg brewkit.Config, topic string, w p
 			}
 		}()
 	}
+	idle := time.NewTimer(cfg.Bound()) // reset by every record
+	defer idle.Stop()
 	for n := 0; n < w.Records; n++ {
 		select {
 		case <-msgs:
 			bar.Add(1)
+			idle.Reset(cfg.Bound())
+		case <-idle.C:
+			return ph, stalled("sarama", cfg, n, w.Records)
 		case <-ctx.Done():
 			return ph, fmt.Errorf("sarama: read %d of %d: %w", n, w.Records, ctx.Err())
 		}
