@@ -65,7 +65,8 @@ func Ticket(r *kgo.Record) int {
 
 // Serve is one share consumer of topic in group: it takes up to max records
 // at a time, acknowledges each with what handle returns, and sends the
-// acknowledgements before the next fetch, until ctx ends.
+// acknowledgements before the next fetch, until ctx ends or its reads fail
+// (refused, or a node answers none of them within cfg.Bound).
 func Serve(ctx context.Context, cfg brewkit.Config, group, topic string, max int32, handle func(*kgo.Record) kgo.AckStatus) error {
 	cl, err := brewkit.NewClient(cfg, ShareOpts(group, topic, max)...)
 	if err != nil {
@@ -74,8 +75,8 @@ func Serve(ctx context.Context, cfg brewkit.Config, group, topic string, max int
 	defer cl.Close()
 	var check brewkit.FetchCheck
 	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, int(max))
-		if err := check.Err(fs); err != nil {
+		fs, err := check.Poll(ctx, cl, int(max))
+		if err != nil {
 			return err
 		}
 		for _, r := range fs.Records() {
