@@ -98,6 +98,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	done := map[int]int{} // ticket: times processed
 	var first, last time.Time
 	allDone := make(chan struct{})
+	kind := map[Mode]string{Share: "share group", Group: "consumer group"}[c.Mode]
 	took := func(name string, r *kgo.Record) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -105,6 +106,10 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		done[n]++
 		if first.IsZero() {
 			first = time.Now()
+			// Said once the baristas read: a run whose reads fail says
+			// only why.
+			say(fmt.Sprintf("%d tickets in %s (%d partitions); %d baristas in a %s, %s per ticket",
+				c.Tickets, res.Topic, c.Partitions, c.Consumers, kind, c.Work))
 		}
 		last = time.Now()
 		for i := range res.Baristas {
@@ -124,41 +129,41 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		res.Baristas = append(res.Baristas, Barista{Name: fmt.Sprintf("barista-%d", i+1)})
 	}
 
-	cctx, stop := context.WithCancel(ctx)
-	defer stop()
+	// The first barista to fail ends the run, with its error as the cause.
+	cctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var wg sync.WaitGroup
-	errs := make(chan error, c.Consumers)
 	for _, b := range res.Baristas {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if err := consume(cctx, cfg, c, group, res.Topic, func(r *kgo.Record) { took(b.Name, r) }); err != nil {
-				errs <- fmt.Errorf("%s: %w", b.Name, err)
+				stop(fmt.Errorf("%s: %w", b.Name, err))
 			}
 		}()
 	}
 	// Every barista is at the counter before the first ticket: the group
 	// has them all as members with an assignment.
-	if err := brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool { return allJoined(ctx, adm, c, group) }); err != nil {
+	if err := brewkit.WaitFor(cctx, time.Minute, 100*time.Millisecond, func() bool { return allJoined(cctx, adm, c, group) }); err != nil {
+		if cctx.Err() != nil {
+			return res, context.Cause(cctx)
+		}
 		return res, fmt.Errorf("the %d baristas did not all join %s: %w", c.Consumers, group, err)
 	}
 	if err := queue.Tickets(ctx, cl, res.Topic, c.Tickets); err != nil {
 		return res, err
 	}
-	kind := map[Mode]string{Share: "share group", Group: "consumer group"}[c.Mode]
-	say(fmt.Sprintf("%d tickets in %s (%d partitions); %d baristas in a %s, %s per ticket",
-		c.Tickets, res.Topic, c.Partitions, c.Consumers, kind, c.Work))
 
 	select {
 	case <-allDone:
-	case err := <-errs:
-		return res, err
+	case <-cctx.Done():
+		return res, context.Cause(cctx)
 	case <-time.After(time.Duration(c.Tickets)*c.Work + 2*time.Minute):
+		mu.Lock()
+		defer mu.Unlock()
 		return res, fmt.Errorf("only %d of %d tickets done", len(done), c.Tickets)
-	case <-ctx.Done():
-		return res, ctx.Err()
 	}
-	stop()
+	stop(nil)
 	wg.Wait()
 
 	mu.Lock()
@@ -218,8 +223,8 @@ func consume(ctx context.Context, cfg brewkit.Config, c Config, group, topic str
 	defer cl.Close()
 	var check brewkit.FetchCheck
 	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, 1)
-		if err := check.Err(fs); err != nil {
+		fs, err := check.Poll(ctx, cl, 1)
+		if err != nil {
 			return err
 		}
 		for _, r := range fs.Records() {
