@@ -12,6 +12,7 @@ package crash
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -107,22 +108,34 @@ func one(ctx context.Context, cfg brewkit.Config, c Config, how How, say func(st
 		return cr.run, err
 	}
 	defer stopHolder()
-	stopSecond, errc := cr.serveTheRest(ctx)
+	// A failing barista-2 ends the waits for it, with its error as the cause.
+	wctx, failed := context.WithCancelCause(ctx)
+	defer failed(nil)
+	stopSecond, errc := cr.serveTheRest(ctx, failed)
 	defer stopSecond()
-	if err := cr.waitForTheFree(ctx); err != nil {
-		return cr.run, err
+	if err := cr.waitForTheFree(wctx); err != nil {
+		return cr.run, causeOr(wctx, err)
 	}
 	if err := cr.die(); err != nil {
 		return cr.run, err
 	}
-	if err := cr.waitForTheHeld(ctx); err != nil {
-		return cr.run, err
+	if err := cr.waitForTheHeld(wctx); err != nil {
+		return cr.run, causeOr(wctx, err)
 	}
 	stopSecond()
 	if err := <-errc; err != nil {
 		return cr.run, err
 	}
 	return cr.result(), nil
+}
+
+// causeOr is what ended ctx, when it ended (barista-2's error, or the
+// program's own cancellation), else err.
+func causeOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 // crash is one crash in progress.
@@ -173,6 +186,8 @@ func (cr *crash) prepare(ctx context.Context, cl *kgo.Client, adm *kadm.Client) 
 // it took and holds; stop ends the process, frozen or not.
 func (cr *crash) holdTickets(ctx context.Context) (stop func(), err error) {
 	cmd := brewkit.Command(ctx, cr.cfg, cr.c.Holder, "-group", cr.run.Topic, "-topic", cr.run.Topic, "-take", strconv.Itoa(cr.c.Take))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr // its one line, when it fails, becomes this error
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -190,8 +205,9 @@ func (cr *crash) holdTickets(ctx context.Context) (stop func(), err error) {
 	for {
 		var h Held
 		if err := dec.Decode(&h); err != nil {
-			stop()
-			return nil, fmt.Errorf("the first barista ended before it held tickets: %w", err)
+			// It ended (or wrote what is not a ticket): its own words say why.
+			cmd.Process.Kill() //nolint:errcheck // gone already is the usual case
+			return nil, fmt.Errorf("the first barista ended before it held tickets: %w", processError(cmd.Wait(), stderr.Bytes()))
 		}
 		if h.Ticket == 0 {
 			break
@@ -210,13 +226,28 @@ func (cr *crash) holdTickets(ctx context.Context) (stop func(), err error) {
 	return stop, nil
 }
 
+// processError is the error of the holder process that ended with waitErr
+// after writing stderr. Run by brewkit.Main, it writes one line as it fails,
+// naming itself: that line is the error. Anything else it wrote (a panic's
+// trace) goes on to this program's stderr, and the error is the exit status.
+func processError(waitErr error, stderr []byte) error {
+	if msg := strings.TrimSpace(string(stderr)); msg != "" && !strings.Contains(msg, "\n") {
+		return errors.New(msg)
+	}
+	os.Stderr.Write(stderr) //nolint:errcheck // best effort
+	if waitErr == nil {
+		return errors.New("it ended by itself")
+	}
+	return waitErr
+}
+
 // serveTheRest starts barista-2, which takes whatever is free; stop ends it
-// and errc then gives its error.
-func (cr *crash) serveTheRest(ctx context.Context) (stop func(), errc chan error) {
+// and errc then gives its error. An error also goes to failed at once.
+func (cr *crash) serveTheRest(ctx context.Context, failed context.CancelCauseFunc) (stop func(), errc chan error) {
 	cctx, stop := context.WithCancel(ctx)
 	errc = make(chan error, 1)
 	go func() {
-		errc <- take(cctx, cr.cfg, cr.run.Topic, cr.run.Topic, func(r *kgo.Record) {
+		err := take(cctx, cr.cfg, cr.run.Topic, cr.run.Topic, func(r *kgo.Record) {
 			cr.mu.Lock()
 			defer cr.mu.Unlock()
 			n := queue.Ticket(r)
@@ -225,6 +256,11 @@ func (cr *crash) serveTheRest(ctx context.Context) (stop func(), errc chan error
 				cr.lastBack = time.Now()
 			}
 		})
+		if err != nil {
+			err = fmt.Errorf("barista-2: %w", err)
+			failed(err)
+		}
+		errc <- err
 	}()
 	return stop, errc
 }
@@ -315,11 +351,14 @@ func Hold(ctx context.Context, cfg brewkit.Config, group, topic string, take int
 		return err
 	}
 	defer cl.Close()
+	if err := brewkit.Ping(ctx, cfg, cl); err != nil {
+		return err
+	}
 	enc := json.NewEncoder(os.Stdout)
 	var check brewkit.FetchCheck
 	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, take)
-		if err := check.Err(fs); err != nil {
+		fs, err := check.Poll(ctx, cl, take)
+		if err != nil {
 			return err
 		}
 		if recs := fs.Records(); len(recs) > 0 {
