@@ -98,14 +98,20 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		return res, err
 	}
 	res.End = int64(c.Tickets)
-	say(fmt.Sprintf("%d tickets in %s; delivery limit %d; ticket %d fails every barista, ticket %d is rejected",
-		c.Tickets, res.Topic, c.Limit, c.Poison, c.Reject))
 
 	var mu sync.Mutex
 	accepted := map[int]int{}
+	delivered := false
 	deliver := func(d Delivery) {
 		mu.Lock()
 		defer mu.Unlock()
+		if !delivered {
+			// Said once the baristas read: a run whose reads fail says
+			// only why.
+			delivered = true
+			say(fmt.Sprintf("%d tickets in %s; delivery limit %d; ticket %d fails every barista, ticket %d is rejected",
+				c.Tickets, res.Topic, c.Limit, c.Poison, c.Reject))
+		}
 		switch d.Ticket {
 		case c.Poison, c.Reject:
 			res.Deliveries = append(res.Deliveries, d)
