@@ -60,7 +60,10 @@ type Measure struct {
 	Max       time.Duration `json:"max"`
 }
 
-// Bench runs the workload once per level, each on a fresh topic.
+// Bench runs the workload once per level, each on a fresh topic. Before
+// the first level it checks that this client may write at all, with one
+// acknowledged record: acks=0 hears of no refusal, and a run that cannot
+// write says only why.
 func Bench(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) ([]Measure, error) {
 	cl, adm, err := brewkit.Connect(ctx, cfg)
 	if err != nil {
@@ -68,9 +71,8 @@ func Bench(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) 
 	}
 	defer cl.Close()
 	var out []Measure
-	for _, l := range Levels {
-		say(fmt.Sprintf("acks=%s: writing %d records of %d bytes to %d partitions", l.Name, c.Records, c.Size, c.Partitions))
-		m, err := bench(ctx, cfg, adm, c, l)
+	for i, l := range Levels {
+		m, err := level(ctx, cfg, cl, adm, c, l, i == 0, say)
 		if err != nil {
 			return out, err
 		}
@@ -79,13 +81,25 @@ func Bench(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) 
 	return out, nil
 }
 
-func bench(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, c Config, l Level) (Measure, error) {
-	m := Measure{Acks: l.Name, Settings: l.Settings, Records: c.Records}
+// level measures one level on a fresh topic; probe first writes one record
+// there with cl, which waits for every replica's acknowledgement.
+func level(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, adm *kadm.Client, c Config, l Level, probe bool, say func(string)) (Measure, error) {
 	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.acks.", Partitions: c.Partitions})
 	if err != nil {
-		return m, err
+		return Measure{Acks: l.Name, Settings: l.Settings, Records: c.Records}, err
 	}
 	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
+	if probe {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("probe")}).FirstErr(); err != nil {
+			return Measure{Acks: l.Name, Settings: l.Settings, Records: c.Records}, fmt.Errorf("writing to %s: %w", topic, err)
+		}
+	}
+	say(fmt.Sprintf("acks=%s: writing %d records of %d bytes to %d partitions", l.Name, c.Records, c.Size, c.Partitions))
+	return bench(ctx, cfg, topic, c, l)
+}
+
+func bench(ctx context.Context, cfg brewkit.Config, topic string, c Config, l Level) (Measure, error) {
+	m := Measure{Acks: l.Name, Settings: l.Settings, Records: c.Records}
 	prod, err := brewkit.NewClient(cfg, append([]kgo.Opt{kgo.ProducerLinger(5 * time.Millisecond)}, l.Opts...)...)
 	if err != nil {
 		return m, err
