@@ -120,8 +120,8 @@ func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)
 	var check brewkit.FetchCheck
 	processed := 0
 	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, BatchSize)
-		if err := check.Err(fs); err != nil {
+		fs, err := check.Poll(ctx, cl, BatchSize)
+		if err != nil {
 			return err
 		}
 		for _, r := range fs.Records() {

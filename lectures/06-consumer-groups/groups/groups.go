@@ -159,8 +159,8 @@ func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) e
 	}
 	var check brewkit.FetchCheck
 	for ctx.Err() == nil {
-		fs := c.PollRecords(ctx, 20) // a bounded batch: a rebalance waits for it
-		if err := check.Err(fs); err != nil {
+		fs, err := check.Poll(ctx, c, 20) // a bounded batch: a rebalance waits for it
+		if err != nil {
 			// Let the client leave: with BlockRebalanceOnPoll, Close's
 			// LeaveGroup waits for the rebalance this poll still blocks.
 			c.AllowRebalance()

@@ -106,11 +106,13 @@ func ServeProcess(name string, args []string) {
 	proto := fs.String("protocol", string(Cooperative), "eager, cooperative or consumer")
 	fs.DurationVar(&m.Work, "work", 2*time.Millisecond, "time per record")
 	fs.Parse(args) //nolint:errcheck // ExitOnError
+	var fc brewkit.FlagCheck
 	p, err := ParseProtocol(*proto)
-	if err != nil || m.Group == "" || m.Topic == "" {
-		fmt.Fprintf(os.Stderr, "%s: needs -group, -topic and a known -protocol\n", name)
-		os.Exit(2)
-	}
+	fc.Name("name", m.Name)
+	fc.Name("group", m.Group)
+	fc.Topic("topic", m.Topic)
+	fc.Require(err == nil, "protocol", *proto, "use eager, cooperative or consumer")
+	fc.ExitOnUsageError(name)
 	m.Protocol = p
 	brewkit.Main(name+" "+m.Name, func(ctx context.Context, cfg brewkit.Config) error {
 		var mu sync.Mutex

@@ -73,11 +73,14 @@ func runConsumer(args []string) {
 	fs.IntVar(&c.CrashAfter, "crash-after", 0, "SIGKILL itself after this many records")
 	fs.Int64Var(&c.Until, "until", 0, "stop after the record before this offset")
 	fs.Parse(args) //nolint:errcheck // ExitOnError
+	var fc brewkit.FlagCheck
 	s, err := commits.ParseStyle(*style)
-	if err != nil || c.Group == "" || c.Topic == "" {
-		fmt.Fprintln(os.Stderr, "consumer: needs -group, -topic and a known -style")
-		os.Exit(2)
-	}
+	fc.Name("group", c.Group)
+	fc.Topic("topic", c.Topic)
+	fc.Require(err == nil, "style", *style, "use auto, greedy, record, batch or async")
+	fc.Require(c.CrashAfter >= 0, "crash-after", c.CrashAfter, "must not be negative")
+	fc.Require(c.Until >= 0, "until", c.Until, "must not be negative")
+	fc.ExitOnUsageError("consumer")
 	c.Style = s
 	brewkit.Main("consumer", func(ctx context.Context, cfg brewkit.Config) error {
 		var mu sync.Mutex

@@ -24,7 +24,7 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
-	fc.Require(*group != "", "group", `""`, "name a group")
+	fc.Name("group", *group)
 	fc.NoArgs()
 	fc.ExitOnUsageError("describe")
 	brewkit.Main("describe", func(ctx context.Context, cfg brewkit.Config) error {
