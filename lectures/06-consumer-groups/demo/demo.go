@@ -6,6 +6,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -35,6 +38,9 @@ type Config struct {
 
 // Defaults: cooperative-sticky, 5 s a step, 3 orders a second.
 var Defaults = Config{Protocol: groups.Cooperative, Hold: 5 * time.Second, Rate: 3, Work: 100 * time.Millisecond}
+
+// errWrite marks the error of a write that failed.
+var errWrite = errors.New("writing orders")
 
 // Step is what the group looked like once a step settled.
 type Step struct {
@@ -80,9 +86,15 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		}
 	}()
 
-	// Orders flow the whole time.
+	// Orders flow the whole time. A write that fails ends the demo: the
+	// members would wait for orders that never come.
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
+	written := func(_ *kgo.Record, err error) {
+		if err != nil && pctx.Err() == nil {
+			log.Fail(fmt.Errorf("%w to %s: %w", errWrite, topic, err))
+		}
+	}
 	go func() {
 		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 6))
 		tick := time.NewTicker(time.Second / time.Duration(c.Rate))
@@ -93,7 +105,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 				return
 			case <-tick.C:
 			}
-			cl.Produce(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(topic), nil)
+			cl.Produce(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(topic), written)
 		}
 	}()
 
@@ -132,6 +144,9 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 			owners = ownersOf(log.Events(), live)
 			return settled(owners, live)
 		})
+		if errors.Is(err, errWrite) {
+			return steps, err // the group is fine; the orders are not
+		}
 		if err != nil {
 			return steps, fmt.Errorf("%s: the group did not settle: %w", st.title, err)
 		}

@@ -8,6 +8,7 @@ package timeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -156,8 +157,12 @@ func (r *rebalances) settled(names ...string) func() bool {
 	}
 }
 
+// errWrite marks the error of a write that failed.
+var errWrite = errors.New("writing orders")
+
 // produce writes c.Rate orders a second until the returned stop is called,
-// counting those acknowledged; stop waits for the writer to end.
+// counting those acknowledged; stop waits for the writer to end. A write
+// that fails stops it and fails r.rec, which ends every wait.
 func (r *rebalances) produce(ctx context.Context, cl *kgo.Client) (stop func()) {
 	pctx, cancel := context.WithCancel(ctx)
 	var produced sync.WaitGroup
@@ -171,9 +176,16 @@ func (r *rebalances) produce(ctx context.Context, cl *kgo.Client) (stop func()) 
 				return
 			case <-tick.C:
 			}
-			if err := cl.ProduceSync(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(r.topic)).FirstErr(); err == nil {
-				r.row.Produced++
+			err := cl.ProduceSync(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(r.topic)).FirstErr()
+			switch {
+			case pctx.Err() != nil:
+				return
+			case err != nil:
+				// The members would wait for orders that never come.
+				r.rec.Fail(fmt.Errorf("%w to %s: %w", errWrite, r.topic, err))
+				return
 			}
+			r.row.Produced++
 		}
 	})
 	return func() { cancel(); produced.Wait() }
@@ -190,7 +202,7 @@ func (r *rebalances) firstTwoJoin(ctx context.Context) error {
 		return err
 	}
 	if err := r.rec.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b")); err != nil {
-		return fmt.Errorf("a and b did not share the partitions: %w", err)
+		return waitError("a and b did not share the partitions", err)
 	}
 	r.say(fmt.Sprintf("%s: members a and b joined %s and share its partitions", r.p, r.topic))
 	return r.rec.Sleep(ctx, r.c.Settle)
@@ -205,7 +217,7 @@ func (r *rebalances) thirdJoins(ctx context.Context) error {
 		return err
 	}
 	if err := r.rec.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b", "c")); err != nil {
-		return fmt.Errorf("c did not get partitions: %w", err)
+		return waitError("c did not get partitions", err)
 	}
 	return r.rec.Sleep(ctx, r.c.Settle)
 }
@@ -222,7 +234,7 @@ func (r *rebalances) killOne(ctx context.Context) error {
 		o := ownersAt(r.rec.Events(), time.Now(), r.dead)
 		return len(o) == 6
 	}); err != nil {
-		return fmt.Errorf("b's partitions found no new owner: %w", err)
+		return waitError("b's partitions found no new owner", err)
 	}
 	return r.rec.Sleep(ctx, r.c.Settle)
 }
@@ -238,7 +250,7 @@ func (r *rebalances) finishBacklog(ctx context.Context) error {
 	}
 	r.members = nil
 	if err != nil {
-		return fmt.Errorf("the group did not process every order: %w", err)
+		return waitError("the group did not process every order", err)
 	}
 	return nil
 }
@@ -264,6 +276,15 @@ func (r *rebalances) measure() {
 	r.row.Unprocessed = r.row.Produced - len(seen)
 	r.say(fmt.Sprintf("%s: join paused %d partitions (longest %s), kill paused %d (longest %s), %d records processed twice",
 		r.p, r.row.Join.Paused, r.row.Join.Longest.Round(time.Millisecond), r.row.Kill.Paused, r.row.Kill.Longest.Round(time.Millisecond), r.row.ProcessedTwice))
+}
+
+// waitError is err, a wait's, saying what the group did not do; but a
+// failed write is its own reason, the group had none.
+func waitError(what string, err error) error {
+	if errors.Is(err, errWrite) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // ownersAt replays the assignment events up to t: each partition's owner. A
