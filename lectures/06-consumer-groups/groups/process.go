@@ -57,7 +57,11 @@ func (l *Log) StartProcess(cfg brewkit.Config, command []string, m Member, emit 
 		}
 		err := cmd.Wait()
 		if p.stopped.Load() {
-			os.Stderr.Write(stderr.Bytes()) //nolint:errcheck // what it said as it left ("interrupted")
+			// Asked to end, it says "member m1: interrupted": no news. Pass
+			// on anything else it said as it left.
+			if msg := strings.TrimSpace(stderr.String()); !strings.HasSuffix(msg, ": interrupted") {
+				os.Stderr.Write(stderr.Bytes()) //nolint:errcheck // best effort
+			}
 			return
 		}
 		l.Fail(ProcessError("member "+m.Name, err, stderr.Bytes()))
