@@ -140,9 +140,12 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		}
 		live := slices.Sorted(maps.Keys(members))
 		var owners map[string][]int32
+		// Settled, and orders are read: a group whose reads are not
+		// answered fails here, before the demo goes on.
 		err := log.WaitFor(ctx, time.Minute, 50*time.Millisecond, func() bool {
-			owners = ownersOf(log.Events(), live)
-			return settled(owners, live)
+			ev := log.Events()
+			owners = ownersOf(ev, live)
+			return settled(owners, live) && slices.ContainsFunc(ev, processed)
 		})
 		if errors.Is(err, errWrite) {
 			return steps, err // the group is fine; the orders are not
@@ -159,6 +162,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 	say("\n== done: stopping m1 and m3")
 	return steps, nil
 }
+
+func processed(e groups.Event) bool { return e.Kind == "processed" }
 
 // ownersOf is what each live member owns after the events so far.
 func ownersOf(ev []groups.Event, live []string) map[string][]int32 {

@@ -192,8 +192,9 @@ func (r *rebalances) produce(ctx context.Context, cl *kgo.Client) (stop func()) 
 }
 
 // firstTwoJoin starts members a and b, waits until they share the
-// partitions, and lets them work for c.Settle. It says so once they do: a
-// member that fails at once is then the only thing said.
+// partitions and orders are read, and lets them work for c.Settle. It says
+// so once they do: a member or a write that fails at once is then the only
+// thing said.
 func (r *rebalances) firstTwoJoin(ctx context.Context) error {
 	if err := r.add("a"); err != nil {
 		return err
@@ -201,7 +202,9 @@ func (r *rebalances) firstTwoJoin(ctx context.Context) error {
 	if err := r.add("b"); err != nil {
 		return err
 	}
-	if err := r.rec.WaitFor(ctx, time.Minute, 100*time.Millisecond, r.settled("a", "b")); err != nil {
+	settled := r.settled("a", "b")
+	reading := func() bool { return distinctProcessed(r.rec.Events()) > 0 } // orders are written and read
+	if err := r.rec.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool { return settled() && reading() }); err != nil {
 		return waitError("a and b did not share the partitions", err)
 	}
 	r.say(fmt.Sprintf("%s: members a and b joined %s and share its partitions", r.p, r.topic))
