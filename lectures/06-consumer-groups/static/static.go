@@ -9,7 +9,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"sync/atomic"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -55,11 +59,25 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 	}
 	defer drop(ctx) //nolint:errcheck // leftovers are harmless
 
+	// Orders for the members to read: the group first settles with every
+	// one of them read, so that reads which fail do so before the restart.
+	rng := rand.New(rand.NewPCG(1, 5))
+	recs := make([]*kgo.Record, Orders)
+	for i := range recs {
+		recs[i] = brewkit.NewOrder(rng, int64(i+1), time.Now()).Record(topic)
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return r, fmt.Errorf("writing orders to %s: %w", topic, err)
+	}
+
 	var log groups.Log // also ends the waits below when a member fails
+	var read atomic.Int64
 	emit := func(e groups.Event) {
-		if e.Kind != "processed" {
-			log.Emit(e)
+		if e.Kind == "processed" {
+			read.Add(1)
+			return
 		}
+		log.Emit(e)
 	}
 	snapshot := log.Events
 	member := func(name string) groups.Member {
@@ -76,7 +94,7 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 	stopB := runMember(member("b"))
 	defer stopB()
 	stopA := runMember(member("a"))
-	if err := log.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled); err != nil {
+	if err := log.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool { return settled() && read.Load() >= Orders }); err != nil {
 		stopA()
 		return r, fmt.Errorf("a and b did not share the partitions: %w", err)
 	}
@@ -122,6 +140,9 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 	say(fmt.Sprintf("%s: a back with %v; generation %d -> %d; member b saw %d assignment changes", kind, r.After, r.GenBefore, r.GenAfter, r.OtherMoves))
 	return r, nil
 }
+
+// Orders is how many orders the group reads before the restart.
+const Orders = 30
 
 // RestartTime is how long member a is away: well within the 6 s session timeout.
 const RestartTime = 2 * time.Second
