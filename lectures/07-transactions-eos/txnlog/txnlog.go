@@ -4,10 +4,12 @@ package txnlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -43,11 +45,17 @@ func Read(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic strin
 // the partitions a moment later, and until they do, read_committed readers
 // stop short of the transaction. Settle returns nil also when limit passes
 // (a transaction left open by a crashed producer stays open until its timeout
-// aborts it): what is open is then not read.
+// aborts it): what is open is then not read. An error that waiting does not
+// cure (no permission to the topic) ends it at once.
 func Settle(ctx context.Context, adm *kadm.Client, topic string, limit time.Duration) error {
+	var refused error // an error that waiting does not cure (authorization)
 	err := brewkit.WaitFor(ctx, limit, 50*time.Millisecond, func() bool {
 		marks, err := Marks(ctx, adm, topic)
 		if err != nil {
+			if !kerr.IsRetriable(err) && errors.As(err, new(*kerr.Error)) {
+				refused = fmt.Errorf("offsets of %s: %w", topic, err)
+				return true
+			}
 			return false
 		}
 		for _, m := range marks {
@@ -59,6 +67,9 @@ func Settle(ctx context.Context, adm *kadm.Client, topic string, limit time.Dura
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if refused != nil {
+		return refused
 	}
 	_ = err // limit passed: read what is decided
 	return nil

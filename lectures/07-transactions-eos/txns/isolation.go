@@ -79,7 +79,8 @@ func RunIsolation(ctx context.Context, cfg brewkit.Config, adm *kadm.Client) (Is
 	order := brewkit.NewOrder(rand.New(rand.NewPCG(4, 4)), 4, time.Now())
 	paid := order
 	paid.Type, paid.Items = brewkit.PaymentReceived, nil
-	if err := open.ProduceSync(ctx, order.Record(orders), paid.Record(payments)).FirstErr(); err != nil {
+	if err := produce(ctx, cfg, open, order.Record(orders), paid.Record(payments)); err != nil {
+		abort(ctx, cfg, open, err)
 		return iso, fmt.Errorf("writing the open transaction: %w", err)
 	}
 	for _, topic := range []string{orders, payments} {
@@ -89,7 +90,7 @@ func RunIsolation(ctx context.Context, cfg brewkit.Config, adm *kadm.Client) (Is
 		}
 		iso.Views = append(iso.Views, v)
 	}
-	if err := open.EndTransaction(ctx, kgo.TryCommit); err != nil {
+	if err := end(ctx, cfg, open, kgo.TryCommit); err != nil {
 		return iso, fmt.Errorf("committing the open transaction: %w", err)
 	}
 	iso.Outcomes = append(iso.Outcomes, Outcome{N: 4, OrderID: order.OrderID, Committed: true})

@@ -47,7 +47,7 @@ type WriteConfig struct {
 // Write runs c.Transactions transactions, each writing one order's
 // OrderPlaced and PaymentReceived to two topics, aborting every AbortEvery-th.
 func Write(ctx context.Context, cfg brewkit.Config, c WriteConfig, report func(Outcome)) error {
-	cl, err := brewkit.NewClient(cfg, brewkit.TransactionalID(c.ID), kgo.TransactionTimeout(30*time.Second))
+	cl, _, err := brewkit.Connect(ctx, cfg, brewkit.TransactionalID(c.ID), kgo.TransactionTimeout(30*time.Second))
 	if err != nil {
 		return err
 	}
@@ -60,8 +60,8 @@ func Write(ctx context.Context, cfg brewkit.Config, c WriteConfig, report func(O
 		order := brewkit.NewOrder(rng, c.FirstOrder+int64(n)-1, time.Now())
 		paid := order
 		paid.Type, paid.Items = brewkit.PaymentReceived, nil
-		if err := cl.ProduceSync(ctx, order.Record(c.Orders), paid.Record(c.Payments)).FirstErr(); err != nil {
-			cl.EndTransaction(context.WithoutCancel(ctx), kgo.TryAbort) //nolint:errcheck // the error above is the one to report
+		if err := produce(ctx, cfg, cl, order.Record(c.Orders), paid.Record(c.Payments)); err != nil {
+			abort(ctx, cfg, cl, err)
 			return fmt.Errorf("transaction %d: writing: %w", n, err)
 		}
 		commit := c.AbortEvery == 0 || n%c.AbortEvery != 0
@@ -71,7 +71,7 @@ func Write(ctx context.Context, cfg brewkit.Config, c WriteConfig, report func(O
 		if err != nil {
 			return err
 		}
-		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+		if err := end(ctx, cfg, cl, kgo.TransactionEndTry(commit)); err != nil {
 			return fmt.Errorf("transaction %d: ending: %w", n, err)
 		}
 		report(Outcome{N: n, OrderID: order.OrderID, Committed: commit, Producer: id, Epoch: epoch})

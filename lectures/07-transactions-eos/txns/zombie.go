@@ -2,6 +2,7 @@ package txns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -35,7 +36,8 @@ func RunZombie(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic 
 	if err := old.BeginTransaction(); err != nil {
 		return z, err
 	}
-	if err := old.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("from the old one")}).FirstErr(); err != nil {
+	if err := produce(ctx, cfg, old, &kgo.Record{Topic: topic, Value: []byte("from the old one")}); err != nil {
+		abort(ctx, cfg, old, err)
 		return z, fmt.Errorf("old producer writing: %w", err)
 	}
 
@@ -50,7 +52,10 @@ func RunZombie(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic 
 		return z, fmt.Errorf("new producer: %w", err)
 	}
 
-	err = old.EndTransaction(ctx, kgo.TryCommit)
+	err = end(ctx, cfg, old, kgo.TryCommit)
+	if err != nil && (errors.As(err, new(*NoAckError)) || ctx.Err() != nil) {
+		return z, fmt.Errorf("old producer committing: %w", err)
+	}
 	z.OldFenced = FencedError(err)
 	z.OldCommitErr = "ok (not fenced!)"
 	if err != nil {
@@ -60,10 +65,11 @@ func RunZombie(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, topic 
 	if err := young.BeginTransaction(); err != nil {
 		return z, err
 	}
-	if err := young.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("from the new one")}).FirstErr(); err != nil {
+	if err := produce(ctx, cfg, young, &kgo.Record{Topic: topic, Value: []byte("from the new one")}); err != nil {
+		abort(ctx, cfg, young, err)
 		return z, fmt.Errorf("new producer writing: %w", err)
 	}
-	if err := young.EndTransaction(ctx, kgo.TryCommit); err != nil {
+	if err := end(ctx, cfg, young, kgo.TryCommit); err != nil {
 		return z, fmt.Errorf("new producer committing: %w", err)
 	}
 	z.NewCommitted = true
