@@ -14,14 +14,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
+
+	"github.com/brew-course/kafka/lectures/07-transactions-eos/txns"
 )
 
 // Stage is a point in a batch's life where the service can crash.
@@ -86,13 +90,30 @@ type Stats struct {
 	FirstEpoch int16 `json:"first_epoch"`
 }
 
-// Run serves until ctx ends, Idle passes without orders, or the crash.
+// Banner is the line the service starts with.
+func (c Config) Banner() string {
+	mode := "exactly-once: one transaction per batch"
+	if c.NoEOS {
+		mode = "no transactions: write, then commit offsets"
+	}
+	return fmt.Sprintf("kitchen %s: %s -> %s, group %s, %s", c.ID, c.In, c.Out, c.Group, mode)
+}
+
+// Summary is the line the service ends with.
+func (s Stats) Summary(id string) string {
+	return fmt.Sprintf("kitchen %s: %d orders cooked, %d transactions committed, %d aborted and read again", id, s.Orders, s.Batches, s.Aborted)
+}
+
+// Run serves until ctx ends, Idle passes without orders, or the crash. It
+// fails when the cluster does not serve it: a write refused or not
+// acknowledged within cfg.Bound() (the batch is aborted), a read refused or
+// unanswered.
 func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (Stats, error) {
-	k := &kitchen{c: c, say: say}
+	k := &kitchen{c: c, cfg: cfg, say: say}
 	var s *session
 	var err error
 	if c.NoEOS {
-		s, err = k.atLeastOnce(cfg)
+		s, err = k.atLeastOnce(ctx, cfg)
 	} else {
 		s, err = k.exactlyOnce(ctx, cfg)
 	}
@@ -108,9 +129,11 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (S
 // the batch at hand is the one to crash in.
 type kitchen struct {
 	c     Config
+	cfg   brewkit.Config
 	say   func(string)
 	st    Stats
 	armed atomic.Bool
+	fetch fetchGate
 }
 
 // crashAt kills the process if the batch at hand is the one to crash in and
@@ -132,6 +155,10 @@ func (k *kitchen) onWrite(key int16) {
 	}
 }
 
+// fetchMaxWait is how long a broker holds a fetch with nothing new: an idle
+// service hears "nothing new" each second (see fetchGate).
+const fetchMaxWait = time.Second
+
 // consumerOpts are the group consumer's options in both modes.
 func (k *kitchen) consumerOpts() []kgo.Opt {
 	return []kgo.Opt{
@@ -142,15 +169,16 @@ func (k *kitchen) consumerOpts() []kgo.Opt {
 		kgo.HeartbeatInterval(time.Second),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), // orders may come from transactions too
+		kgo.FetchMaxWait(fetchMaxWait),
 		brewkit.ConsumeErrors(),
-		kgo.WithHooks(writeHook(k.onWrite)),
+		kgo.WithHooks(hooks{k}),
 	}
 }
 
 // session is how a batch is read, written and made final, the same steps in
 // both modes.
 type session struct {
-	poll    func(ctx context.Context, max int) kgo.Fetches
+	cl      *kgo.Client
 	begin   func() error
 	produce func(context.Context, *kgo.Record, func(*kgo.Record, error))
 	flush   func(context.Context) error
@@ -162,12 +190,12 @@ type session struct {
 
 // atLeastOnce is the session without transactions: the service produces the
 // events, then commits the offsets, and a crash between the two repeats the batch.
-func (k *kitchen) atLeastOnce(cfg brewkit.Config) (*session, error) {
-	cl, err := brewkit.NewClient(cfg, append(k.consumerOpts(), kgo.DisableAutoCommit())...)
+func (k *kitchen) atLeastOnce(ctx context.Context, cfg brewkit.Config) (*session, error) {
+	cl, _, err := brewkit.Connect(ctx, cfg, append(k.consumerOpts(), kgo.DisableAutoCommit())...)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{poll: cl.PollRecords, produce: cl.Produce, flush: cl.Flush, close: cl.Close}
+	s := &session{cl: cl, produce: cl.Produce, flush: cl.Flush, close: cl.Close}
 	s.begin = func() error { return nil }
 	s.end = func(ctx context.Context, ok bool) (bool, error) {
 		if !ok { // a write failed: read the batch again
@@ -195,6 +223,10 @@ func (k *kitchen) exactlyOnce(ctx context.Context, cfg brewkit.Config) (*session
 		return nil, fmt.Errorf("kafka client for %s: %w", cfg.Bootstrap(), err)
 	}
 	cl := gts.Client()
+	if err := brewkit.Ping(ctx, cfg, cl); err != nil {
+		gts.Close()
+		return nil, err
+	}
 	// Take the transactional id over before consuming: InitProducerId
 	// fences an earlier process with this id and aborts its open
 	// transaction, whose pending offset commit would otherwise keep
@@ -205,7 +237,7 @@ func (k *kitchen) exactlyOnce(ctx context.Context, cfg brewkit.Config) (*session
 	}
 	k.say(fmt.Sprintf("kitchen %s: producer id %d, epoch %d", k.c.ID, k.st.Producer, k.st.FirstEpoch))
 	return &session{
-		poll: gts.PollRecords, begin: gts.Begin, produce: gts.Produce, flush: cl.Flush, close: gts.Close,
+		cl: cl, begin: gts.Begin, produce: gts.Produce, flush: cl.Flush, close: gts.Close,
 		end: func(ctx context.Context, ok bool) (bool, error) {
 			return gts.End(ctx, kgo.TransactionEndTry(ok))
 		},
@@ -220,17 +252,23 @@ func (k *kitchen) serve(ctx context.Context, s *session) error {
 	idleSince := time.Now()
 	for ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		fs := s.poll(pctx, k.c.Batch)
+		fs, err := check.Poll(pctx, s.cl, k.c.Batch)
 		cancel()
 		if ctx.Err() != nil {
 			break
 		}
-		if err := check.Err(fs); err != nil {
+		if err == nil {
+			err = k.fetch.stuck(k.cfg.Bound())
+		}
+		if err != nil {
 			return err
 		}
 		recs := fs.Records()
 		if len(recs) == 0 {
-			if k.c.Idle > 0 && time.Since(idleSince) >= k.c.Idle {
+			// Idle only on fetches the brokers answered with nothing:
+			// records that wait behind a fetch nobody answers are
+			// not "no orders".
+			if k.c.Idle > 0 && time.Since(idleSince) >= k.c.Idle && k.fetch.answeredSince(idleSince) {
 				return nil
 			}
 			continue
@@ -247,7 +285,9 @@ func (k *kitchen) serve(ctx context.Context, s *session) error {
 }
 
 // cook is one batch: it begins it, writes the kitchen events of its orders,
-// and ends it, committed or (after a failed write) aborted to be read again.
+// and ends it, committed or (after a failed write) aborted. A write Kafka
+// retries (a leader moving) is read again; one it refuses (no permission,
+// no acknowledgement in time) ends the service.
 func (k *kitchen) cook(ctx context.Context, s *session, recs []*kgo.Record) error {
 	if err := s.begin(); err != nil {
 		return fmt.Errorf("beginning a transaction: %w", err)
@@ -256,10 +296,18 @@ func (k *kitchen) cook(ctx context.Context, s *session, recs []*kgo.Record) erro
 	if err != nil {
 		return err
 	}
-	if writeErr != nil {
+	again := writeErr == nil || kerr.IsRetriable(writeErr)
+	if writeErr != nil && again {
 		k.say(fmt.Sprintf("kitchen %s: writing kitchen events failed (%v); the batch is read again", k.c.ID, writeErr))
 	}
-	committed, err := s.end(ctx, writeErr == nil)
+	var committed bool
+	err = txns.Within(ctx, k.cfg, func(ctx context.Context) (err error) {
+		committed, err = s.end(ctx, writeErr == nil)
+		return err
+	})
+	if !again {
+		return fmt.Errorf("writing kitchen events to %s: %w", k.c.Out, writeErr)
+	}
 	if err != nil {
 		return fmt.Errorf("ending the batch: %w", err)
 	}
@@ -279,10 +327,10 @@ func (k *kitchen) cook(ctx context.Context, s *session, recs []*kgo.Record) erro
 func (k *kitchen) writeEvents(ctx context.Context, s *session, recs []*kgo.Record) (writeErr, err error) {
 	var mu sync.Mutex
 	promise := func(_ *kgo.Record, err error) {
-		if err != nil {
-			mu.Lock()
-			writeErr = errors.Join(writeErr, err)
-			mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		if writeErr == nil {
+			writeErr = err // the first: the others are its echo
 		}
 	}
 	for i, r := range recs {
@@ -294,12 +342,14 @@ func (k *kitchen) writeEvents(ctx context.Context, s *session, recs []*kgo.Recor
 			s.produce(ctx, e.Record(k.c.Out), promise)
 		}
 		if i == 0 && k.armed.Load() && k.c.CrashAt == Produce {
-			s.flush(ctx) //nolint:errcheck // written for sure, then the crash
+			txns.Within(ctx, k.cfg, s.flush) //nolint:errcheck // written for sure, then the crash
 			k.crashAt(Produce)
 		}
 	}
-	if err := s.flush(ctx); err != nil {
-		return nil, fmt.Errorf("writing kitchen events: %w", err)
+	// A transactional write has no delivery timeout: the wait is bounded
+	// here. What is still in flight is left to the transaction timeout.
+	if err := txns.Within(ctx, k.cfg, s.flush); err != nil {
+		return nil, fmt.Errorf("writing kitchen events to %s: %w", k.c.Out, err)
 	}
 	k.crashAt(Flushed)
 	mu.Lock()
@@ -320,11 +370,88 @@ func Cook(order brewkit.Event, source string, at time.Time) []brewkit.Event {
 // Order ids repeat across the course's runs; places do not.
 func SourceOf(r *kgo.Record) string { return fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset) }
 
-// writeHook calls its function with the key of each request written to a broker.
-type writeHook func(key int16)
+// hooks are the service's client hooks: each request written (the crash
+// stages inside the client) and each fetch answered (the idle clock).
+type hooks struct{ k *kitchen }
 
-func (h writeHook) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
-	if err == nil {
-		h(key)
+const fetchKey = 1 // kmsg.Fetch
+
+func (h hooks) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if err != nil {
+		return
 	}
+	if key == fetchKey {
+		h.k.fetch.wrote(meta.NodeID)
+	}
+	h.k.onWrite(key)
+}
+
+func (h hooks) OnBrokerRead(meta kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if key == fetchKey {
+		h.k.fetch.read(meta.NodeID, err)
+	}
+}
+
+// fetchGate follows the service's fetches node by node: since when one
+// waits for an answer, and when each node last answered.
+type fetchGate struct {
+	mu       sync.Mutex
+	waiting  map[int32]time.Time // the first fetch written since the node's last answer
+	answered map[int32]time.Time
+}
+
+func (g *fetchGate) wrote(node int32) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.init()
+	if _, ok := g.waiting[node]; !ok {
+		g.waiting[node] = time.Now()
+	}
+}
+
+func (g *fetchGate) read(node int32, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.init()
+	switch {
+	case err == nil:
+		delete(g.waiting, node)
+		g.answered[node] = time.Now()
+	case !errors.Is(err, os.ErrDeadlineExceeded):
+		delete(g.waiting, node) // a connection that died: kgo dials again and asks again
+	}
+}
+
+func (g *fetchGate) init() {
+	if g.waiting == nil {
+		g.waiting, g.answered = map[int32]time.Time{}, map[int32]time.Time{}
+	}
+}
+
+// answeredSince reports whether every node with a fetch waiting has answered
+// one since t.
+func (g *fetchGate) answeredSince(t time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for node := range g.waiting {
+		if !g.answered[node].After(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// stuck is an error naming a node that has left a fetch unanswered for
+// longer than bound past the fetch's own wait (FetchCheck.Poll says so too,
+// unless the node answers the group's other requests meanwhile).
+func (g *fetchGate) stuck(bound time.Duration) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for node, since := range g.waiting {
+		if waited := time.Since(since); waited > bound+fetchMaxWait {
+			return fmt.Errorf("node %d has answered no fetch for %s (%s=%s): is it paused or overloaded? `make status` shows the nodes",
+				node, waited.Round(100*time.Millisecond), brewkit.EnvTimeout, bound)
+		}
+	}
+	return nil
 }

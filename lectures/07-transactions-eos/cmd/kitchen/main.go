@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -48,20 +49,22 @@ func main() {
 	fc.ExitOnUsageError("kitchen")
 	c.CrashAt = st
 
+	// What it does goes to stdout (not with -json): stderr is for the
+	// one line that says why it failed.
+	var progress io.Writer = os.Stdout
+	if *asJSON {
+		progress = io.Discard
+	}
 	brewkit.Main("kitchen", func(ctx context.Context, cfg brewkit.Config) error {
-		mode := "exactly-once: one transaction per batch"
-		if c.NoEOS {
-			mode = "no transactions: write, then commit offsets"
-		}
-		fmt.Fprintf(os.Stderr, "kitchen %s: %s -> %s, group %s, %s\n", c.ID, c.In, c.Out, c.Group, mode)
-		stats, err := kitchen.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(os.Stderr, s) })
+		fmt.Fprintln(progress, c.Banner())
+		stats, err := kitchen.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			return json.NewEncoder(os.Stdout).Encode(stats)
 		}
-		fmt.Printf("kitchen %s: %d orders cooked, %d transactions committed, %d aborted and read again\n", c.ID, stats.Orders, stats.Batches, stats.Aborted)
+		fmt.Println(stats.Summary(c.ID))
 		return nil
 	})
 }
