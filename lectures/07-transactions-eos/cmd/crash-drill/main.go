@@ -9,21 +9,26 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
 	"github.com/brew-course/kafka/lectures/07-transactions-eos/drill"
+	"github.com/brew-course/kafka/lectures/07-transactions-eos/kitchen"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "kitchen" {
+		runKitchen(os.Args[2:])
+		return
+	}
 	c := drill.Defaults
 	flag.IntVar(&c.Orders, "orders", c.Orders, "orders to cook")
 	flag.IntVar(&c.Crashes, "crashes", c.Crashes, "how many times the kitchen is killed")
 	flag.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the crash points")
 	flag.BoolVar(&c.NoEOS, "no-eos", false, "the kitchen without transactions")
-	kitchen := flag.String("kitchen", "", "the kitchen binary (default: kitchen next to this program, as make demo-crash builds them)")
+	kitchenBin := flag.String("kitchen", "", "a kitchen binary to crash (default: this program's own kitchen)")
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: crash-drill [-orders 300] [-crashes 10] [-seed 7] [-no-eos] [-kitchen PATH] [-json]\n\n")
@@ -33,14 +38,20 @@ func main() {
 	var fc brewkit.FlagCheck
 	fc.Require(c.Orders >= 1, "orders", c.Orders, "must be at least 1")
 	fc.Require(c.Crashes >= 0, "crashes", c.Crashes, "must not be negative")
-	k, err := kitchenCommand(*kitchen)
-	fc.Require(err == nil, "kitchen", *kitchen, fmt.Sprint(err))
+	k, err := kitchenCommand(*kitchenBin)
+	fc.Require(err == nil, "kitchen", *kitchenBin, fmt.Sprint(err))
 	fc.NoArgs()
 	fc.ExitOnUsageError("crash-drill")
-	c.Kitchen = []string{k}
+	c.Kitchen = k
 
+	// What the drill does goes to stdout (not with -json): stderr is for
+	// the one line that says why it failed.
+	var progress io.Writer = os.Stdout
+	if *asJSON {
+		progress = io.Discard
+	}
 	brewkit.Main("crash-drill", func(ctx context.Context, cfg brewkit.Config) error {
-		res, err := drill.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(os.Stderr, s) })
+		res, err := drill.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
 		if err != nil {
 			return err
 		}
@@ -52,19 +63,50 @@ func main() {
 	})
 }
 
-// kitchenCommand is the kitchen binary to crash: the one given, or the one
-// built next to this program. Not `go run`: a SIGKILL would hit the program go
-// run started, and go run would report an ordinary failure.
-func kitchenCommand(given string) (string, error) {
+// kitchenCommand is the kitchen to crash: the binary given, or this program
+// run as `crash-drill kitchen`. Not `go run`: a SIGKILL would hit the
+// program go run started, and go run would report an ordinary failure.
+func kitchenCommand(given string) ([]string, error) {
 	if given == "" {
 		self, err := os.Executable()
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		given = filepath.Join(filepath.Dir(self), "kitchen")
+		return []string{self, "kitchen"}, nil
 	}
 	if st, err := os.Stat(given); err != nil || !st.Mode().IsRegular() {
-		return "", fmt.Errorf("no kitchen binary at %s: build it with `go build -o DIR ./cmd/kitchen ./cmd/crash-drill` (make demo-crash does)", given)
+		return nil, fmt.Errorf("no kitchen binary at %s: build it with `go build -o DIR ./cmd/kitchen`, or leave -kitchen out", given)
 	}
-	return given, nil
+	return []string{given}, nil
+}
+
+// runKitchen is `crash-drill kitchen FLAGS`: the kitchen program, with the
+// flags the drill gives it.
+func runKitchen(args []string) {
+	c := kitchen.Defaults
+	fs := flag.NewFlagSet("kitchen", flag.ExitOnError)
+	fs.StringVar(&c.In, "in", c.In, "topic to read orders from")
+	fs.StringVar(&c.Out, "out", c.Out, "topic to write kitchen events to")
+	fs.StringVar(&c.Group, "group", c.Group, "consumer group")
+	fs.StringVar(&c.ID, "id", c.ID, "transactional id and group instance id")
+	fs.BoolVar(&c.NoEOS, "no-eos", false, "no transactions: write the events, then commit the offsets")
+	fs.IntVar(&c.CrashAfter, "crash-after", 0, "kill itself (SIGKILL) in the batch that reaches this many orders")
+	stage := fs.String("crash-at", string(c.CrashAt), "where in that batch: poll, produce, flushed, offsets or commit")
+	fs.DurationVar(&c.Idle, "idle", 0, "stop after this long without orders (0: run until Ctrl-C)")
+	fs.Parse(args) //nolint:errcheck // ExitOnError
+	st, err := kitchen.ParseStage(*stage)
+	if err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "kitchen: needs known flags and a known -crash-at stage")
+		os.Exit(2)
+	}
+	c.CrashAt = st
+	brewkit.Main("kitchen", func(ctx context.Context, cfg brewkit.Config) error {
+		fmt.Println(c.Banner())
+		stats, err := kitchen.Run(ctx, cfg, c, func(s string) { fmt.Println(s) })
+		if err != nil {
+			return err
+		}
+		fmt.Println(stats.Summary(c.ID))
+		return nil
+	})
 }
