@@ -32,7 +32,7 @@ func NewClient(cfg Config, opts ...kgo.Opt) (*kgo.Client, error) {
 //
 // A broker that never answers must not hold a program for ever: a request
 // gets a third of the bound before its connection is dropped and it is sent
-// again, and a record not acknowledged within the bound fails with
+// again, until the bound (kgo's RetryTimeout, for every kind), and a record not acknowledged within the bound fails with
 // kgo.ErrRecordTimeout, even one in flight (AllowIdempotentProduceCancellation:
 // the programs report such a record and stop; they never send it again, so no
 // duplicate can follow). kgo refuses that beside a transactional id, so
@@ -46,6 +46,7 @@ func ClientOpts(cfg Config, opts ...kgo.Opt) []kgo.Opt {
 		kgo.DialTimeout(3*time.Second),
 		kgo.MetadataMinAge(250*time.Millisecond),
 		kgo.RequestTimeoutOverhead(perRequest),
+		kgo.RetryTimeout(cfg.Bound()), // a request sent again and again gives up
 		kgo.ProduceRequestTimeout(perRequest),
 		kgo.RecordDeliveryTimeout(cfg.Bound()),
 		kgo.WithHooks(newFetchWatch(cfg.Bound())), // FetchCheck.Poll's bound
@@ -111,18 +112,22 @@ func Ping(parent context.Context, cfg Config, cl *kgo.Client) error {
 	pinged := make(chan error, 1)
 	start := time.Now()
 	go func() { pinged <- cl.Ping(ctx) }()
-	select {
-	case err = <-pinged:
-		if err == nil {
-			return nil
-		}
-	case <-time.After(500 * time.Millisecond): // a healthy local cluster answers in milliseconds
-		if found := diagnose(ctx, cfg, addr, nil); found != nil {
-			return found
-		}
-		err = <-pinged
-		if err == nil {
-			return nil
+	// A healthy local cluster answers in milliseconds; past half a second,
+	// look for what is wrong beside the wait, and take whichever ends first.
+	diagnosed := make(chan error, 1)
+	late := time.AfterFunc(500*time.Millisecond, func() { diagnosed <- diagnose(ctx, cfg, addr, nil) })
+	defer late.Stop()
+	for err == nil {
+		select {
+		case err = <-pinged:
+			if err == nil {
+				return nil
+			}
+		case found := <-diagnosed:
+			if found != nil {
+				return found
+			}
+			diagnosed = nil // nothing wrong found: wait for the ping
 		}
 	}
 	if parent.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,10 +108,19 @@ func diagnose(ctx context.Context, cfg Config, addr string, pingErr error) error
 	} else if speaksTLS(ctx, addr) {
 		return &TLSError{Addr: addr, Cfg: cfg}
 	}
-	if cfg.SASL == "" {
-		if offers, err := saslMechanisms(ctx, cfg, addr); err == nil && len(offers) > 0 && !servesWithoutLogin(ctx, cfg, addr) {
-			return &LoginError{Bootstrap: bootstrap, Cfg: cfg, Offers: offers}
-		}
+	offers, err := saslMechanisms(ctx, cfg, addr)
+	if err != nil || len(offers) == 0 || servesWithoutLogin(ctx, cfg, addr) {
+		return nil // no login wanted there: the failure is elsewhere
+	}
+	switch {
+	case cfg.SASL == "":
+		return &LoginError{Bootstrap: bootstrap, Cfg: cfg, Offers: offers}
+	case !slices.Contains(offers, cfg.SASL):
+		return &LoginError{Bootstrap: bootstrap, Cfg: cfg, Offers: offers, Err: kerr.UnsupportedSaslMechanism}
+	case pingErr != nil:
+		// The cluster wants a login, offers this mechanism, and dropped
+		// the client: a broker closes the connection of a login it refuses.
+		return &LoginError{Bootstrap: bootstrap, Cfg: cfg, Offers: offers, Err: pingErr}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"sync"
 	"time"
@@ -93,10 +94,11 @@ func groupFatal(err error) bool {
 
 // Poll is cl.PollRecords(ctx, max) (max 0: all that is buffered) followed by
 // Err, bounded by the broker's answers: when a node has answered none of
-// cl's fetches for cfg.Bound (its fetches time out, as a paused or stuck
-// broker's do), Poll returns the records it has and an error naming the
-// node, instead of waiting for records that will not come. cl must come
-// from NewClient or ClientOpts, which watch its fetches.
+// cl's requests for cfg.Bound (they time out, as a paused or stuck broker's
+// do: a fetch, or the first request on a new connection for one), Poll
+// returns the records it has and an error naming the node, instead of
+// waiting for records that will not come. cl must come from NewClient or
+// ClientOpts, which watch its requests.
 func (c *FetchCheck) Poll(ctx context.Context, cl *kgo.Client, max int) (kgo.Fetches, error) {
 	w := watchOf(cl)
 	if w == nil {
@@ -115,13 +117,18 @@ func (c *FetchCheck) Poll(ctx context.Context, cl *kgo.Client, max int) (kgo.Fet
 }
 
 // fetchWatch is the hook NewClient and ClientOpts give every client: it
-// notes when each node last answered a fetch, and calls its listeners once
-// a node has left fetches unanswered for longer than bound.
+// notes when each node last answered a fetch, and calls its
+// listeners once a node has answered none for longer than bound. Every
+// request that times out counts, not only fetches: a consumer's fetches to a
+// paused node may never leave the client, since each new connection's first
+// request (ApiVersions), or the dial itself, times out first. Only a fetch
+// answered clears a node: one that answers heartbeats, metadata or writes but
+// leaves fetches waiting is stuck all the same.
 type fetchWatch struct {
 	bound time.Duration
 
 	mu        sync.Mutex
-	since     map[int32]time.Time // a node's first unanswered fetch since its last answer
+	since     map[int32]time.Time // when a node's first unanswered request since its last answered fetch was sent
 	stuck     error
 	listeners map[int]func(error)
 	next      int
@@ -131,21 +138,32 @@ func newFetchWatch(bound time.Duration) *fetchWatch {
 	return &fetchWatch{bound: bound, since: map[int32]time.Time{}, listeners: map[int]func(error){}}
 }
 
-// OnBrokerRead implements kgo.HookBrokerRead.
+// OnBrokerRead implements kgo.HookBrokerRead: a read that timed out is a
+// request the node left unanswered.
 func (w *fetchWatch) OnBrokerRead(meta kgo.BrokerMetadata, key int16, _ int, readWait, timeToRead time.Duration, err error) {
-	if key != int16(kmsg.Fetch) && key != int16(kmsg.ShareFetch) {
-		return
-	}
+	answered := err == nil && (key == int16(kmsg.Fetch) || key == int16(kmsg.ShareFetch))
+	w.note(meta, time.Now().Add(-readWait-timeToRead), answered, err)
+}
+
+// OnBrokerConnect implements kgo.HookBrokerConnect: a paused node's kernel
+// accepts connections only until its listen backlog is full; a dial that
+// then times out is unanswered too.
+func (w *fetchWatch) OnBrokerConnect(meta kgo.BrokerMetadata, dialed time.Duration, _ net.Conn, err error) {
+	w.note(meta, time.Now().Add(-dialed), false, err)
+}
+
+// note notes that node meta answered a fetch, or left a request sent (or a
+// dial begun) at asked unanswered (err a timeout).
+func (w *fetchWatch) note(meta kgo.BrokerMetadata, asked time.Time, answered bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err == nil {
+	if answered {
 		delete(w.since, meta.NodeID)
 		return
 	}
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
-		return // a connection that died: kgo dials again, and the next read tells
+		return // answered, or a connection that died or was refused: kgo dials again, and the next answer tells
 	}
-	asked := time.Now().Add(-readWait - timeToRead)
 	first, ok := w.since[meta.NodeID]
 	if !ok {
 		w.since[meta.NodeID], first = asked, asked
@@ -153,7 +171,7 @@ func (w *fetchWatch) OnBrokerRead(meta kgo.BrokerMetadata, key int16, _ int, rea
 	if time.Since(first) < w.bound || w.stuck != nil {
 		return
 	}
-	w.stuck = fmt.Errorf("node %d (%s:%d) has answered no fetch for %s (%s): is it paused or overloaded? `make status` shows the nodes",
+	w.stuck = fmt.Errorf("node %d (%s:%d) has answered no fetch or other request for %s (%s): is it paused or overloaded? `make status` shows the nodes",
 		meta.NodeID, meta.Host, meta.Port, time.Since(first).Round(100*time.Millisecond), EnvTimeout+"="+w.bound.String())
 	for _, l := range w.listeners {
 		l(w.stuck)

@@ -77,6 +77,9 @@ func withRemedy(err error, cfg Config) string {
 	case errors.Is(err, kgo.ErrRecordTimeout):
 		return fmt.Sprintf("%s: no acknowledgement within %s=%s; is a node paused or overloaded? `make status` shows the nodes",
 			msg, EnvTimeout, cfg.Bound())
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Sprintf("%s: no answer within %s=%s; is a node paused or overloaded? `make status` shows the nodes",
+			msg, EnvTimeout, cfg.Bound())
 	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.GroupAuthorizationFailed),
 		errors.Is(err, kerr.ClusterAuthorizationFailed), errors.Is(err, kerr.TransactionalIDAuthorizationFailed):
 		who := "this client"

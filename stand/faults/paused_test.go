@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,16 +19,17 @@ import (
 // On real Kafka a paused node (make pause-node) holds a producer's writes
 // and a consumer's fetches unanswered; the controller fences it only after
 // broker.session.timeout.ms (9 s) and moves its leaders away. With
-// KAFKA_TIMEOUT=3s a producer and a consumer end before that, each with
-// one line that names what it waited for.
-const pausedTimeout = 3 * time.Second
+// KAFKA_TIMEOUT=2s a producer that was writing when the node paused
+// (load-and-watch) and a consumer that starts against it (member) end
+// before that, each with one line that names what it waited for.
+const pausedTimeout = 2 * time.Second
 
 func TestPausedNodeEndsAProducerAndAConsumerAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	env.RequireReal(t)
 	nodes := env.NodeControl(t)
 	root := repoRoot(t)
-	producer := brewtest.BuildCmdAt(t, filepath.Join(root, "lectures/02-topics-partitions/cmd/keyed-producer"))
+	loadWatch := brewtest.BuildCmdAt(t, filepath.Join(root, "lectures/03-offsets-retention/cmd/load-and-watch"))
 	member := brewtest.BuildCmdAt(t, filepath.Join(root, "lectures/06-consumer-groups/cmd/member"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -36,9 +38,23 @@ func TestPausedNodeEndsAProducerAndAConsumerAlone(t *testing.T) {
 	seed(t, ctx, env, topic)
 
 	t.Run("producer", func(t *testing.T) {
-		pause(t, nodes, 2)
-		r := run(t, producer, clusterEnv(env.Config), time.Minute, "-topic", topic, "-n", "60")
-		r.check(t, "keyed-producer", outcome{1, []string{brewkit.EnvTimeout + "=" + pausedTimeout.String()}}, 3*pausedTimeout)
+		// A producer that runs when the leader of partition 0 is paused
+		// (a paused follower holds acks=all writes only until it leaves
+		// the ISR, after replica.lag.time.max.ms, 10 s).
+		t.Setenv(brewkit.EnvTimeout, pausedTimeout.String())
+		r := brewtest.Start(t, loadWatch, env.Config.Bootstrap(), "-duration", "2m", "-topic", topic, "-group", "brew.test.paused-load")
+		brewtest.Eventually(t, 30*time.Second, "load-and-watch to be writing", func() (bool, string) {
+			return strings.Count(r.Stdout(), "--- ") >= 2, r.Output()
+		})
+		ts, err := adm.ListTopics(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pause(t, nodes, int(ts[topic].Partitions[0].Leader))
+		paused := time.Now()
+		code := r.Wait(t, time.Minute)
+		ran{stdout: r.Stdout(), stderr: r.Stderr(), code: code, took: time.Since(paused)}.
+			check(t, "load-and-watch", outcome{1, []string{brewkit.EnvTimeout + "=" + pausedTimeout.String()}}, 6*pausedTimeout)
 	})
 	waitHealthy(t, ctx, adm)
 
@@ -57,7 +73,7 @@ func TestPausedNodeEndsAProducerAndAConsumerAlone(t *testing.T) {
 		}
 		pause(t, nodes, int(paused))
 		r := run(t, member, clusterEnv(env.Config), time.Minute, "-name", "m1", "-group", group, "-topic", topic, "-quiet")
-		r.check(t, "member", outcome{1, []string{fmt.Sprintf("node %d", paused), "answered no fetch"}}, 4*pausedTimeout)
+		r.check(t, "member", outcome{1, []string{fmt.Sprintf("node %d", paused), "has answered no fetch"}}, 6*pausedTimeout)
 	})
 }
 
