@@ -56,6 +56,8 @@ type Options struct {
 	// Denied, with Login, is a second login that ACLs allow nothing: every
 	// request of a client logged in as Denied fails with an authorization
 	// error, the way a real cluster answers a user without ACLs.
+	// DescribeQuorum, which the simulation answers itself, is then refused
+	// to every client.
 	Denied *Login
 	// TLS, when set, makes every node speak TLS with this configuration.
 	TLS *tls.Config
@@ -308,6 +310,13 @@ func (c *Cluster) describeQuorum(kreq kmsg.Request) (kmsg.Response, error, bool)
 	c.stallIfPaused()
 	req := kreq.(*kmsg.DescribeQuorumRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
+	if c.opts.Denied != nil {
+		// A control function cannot tell who asks: with a user ACLs allow
+		// nothing, the quorum is refused to all, as Kafka refuses it
+		// without DESCRIBE on the cluster.
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return resp, nil, true
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()

@@ -57,6 +57,11 @@ func run(ctx context.Context, cfg brewkit.Config, once, plain bool, every time.D
 			snap := dashboard.Collect(ctx, s, cl, prev)
 			fmt.Print(dashboard.Render(snap, 0, 0, false))
 			if once {
+				if snap.Err != "" {
+					// A script reads the one snapshot: an incomplete
+					// one is a failure, not a cluster with nothing in it.
+					return fmt.Errorf("the snapshot above is incomplete: %s", snap.Err)
+				}
 				return nil
 			}
 			fmt.Println("----")
