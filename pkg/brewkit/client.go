@@ -51,6 +51,12 @@ func ClientOpts(cfg Config, opts ...kgo.Opt) []kgo.Opt {
 		kgo.RecordDeliveryTimeout(cfg.Bound()),
 		kgo.WithHooks(newFetchWatch(cfg.Bound())), // FetchCheck.Poll's bound
 	)
+	if wait := cfg.Bound() / 3; wait < 5*time.Second {
+		// A fetch waits this long for records (kgo's default 5 s, or
+		// 500 ms in a share group): under a short bound a node that
+		// leaves fetches unanswered shows within it.
+		all = append(all, kgo.FetchMaxWait(wait))
+	}
 	if !slices.ContainsFunc(opts, isTransactional) {
 		all = append(all, kgo.AllowIdempotentProduceCancellation())
 	}

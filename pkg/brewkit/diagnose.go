@@ -43,7 +43,7 @@ func (e *LoginError) Error() string {
 		return fmt.Sprintf("Kafka at %s does not offer %s=%s%s: set %s to one it offers",
 			e.Bootstrap, EnvSASL, e.Cfg.SASL, offers, EnvSASL)
 	}
-	return fmt.Sprintf("Kafka at %s refused the login of %s=%s with %s (%v): check %s and %s",
+	return fmt.Sprintf("Kafka at %s refused the SASL login of %s=%s with %s (%v): check %s and %s",
 		e.Bootstrap, EnvUser, e.Cfg.User, e.Cfg.SASL, e.Err, EnvUser, EnvPassword)
 }
 
@@ -105,7 +105,7 @@ func diagnose(ctx context.Context, cfg Config, addr string, pingErr error) error
 			return &TLSError{Addr: addr, Cfg: cfg, Err: err}
 		}
 		conn.Close()
-	} else if speaksTLS(ctx, addr) {
+	} else if !speaksKafka(ctx, addr) && speaksTLS(ctx, addr) {
 		return &TLSError{Addr: addr, Cfg: cfg}
 	}
 	offers, err := saslMechanisms(ctx, cfg, addr)
@@ -135,6 +135,19 @@ func dialProbe(ctx context.Context, cfg Config, addr string) (net.Conn, error) {
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, "tcp", addr)
+}
+
+// speaksKafka reports whether addr answers an ApiVersions request in plain
+// text, as every Kafka listener without TLS does before any login. It is
+// asked before speaksTLS: a TLS handshake's first bytes, read by such a
+// listener as the size of a request, are 352 MB (Kafka refuses it; a
+// simulated broker may try to read it).
+func speaksKafka(ctx context.Context, addr string) bool {
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 3
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "brew-course", "1"
+	_, err := probeRequest(ctx, Config{}, addr, req)
+	return err == nil
 }
 
 // speaksTLS reports whether addr completes a TLS handshake.

@@ -58,8 +58,9 @@ func (l *Log) StartProcess(cfg brewkit.Config, command []string, m Member, emit 
 		err := cmd.Wait()
 		if p.stopped.Load() {
 			// Asked to end, it says "member m1: interrupted": no news. Pass
-			// on anything else it said as it left.
-			if msg := strings.TrimSpace(stderr.String()); !strings.HasSuffix(msg, ": interrupted") {
+			// on anything else it said as it left, unless another member's
+			// failure stopped it: that one line is what the program says.
+			if msg := strings.TrimSpace(stderr.String()); !strings.HasSuffix(msg, ": interrupted") && l.Err() == nil {
 				os.Stderr.Write(stderr.Bytes()) //nolint:errcheck // best effort
 			}
 			return

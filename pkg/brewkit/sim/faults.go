@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
@@ -15,11 +16,21 @@ import (
 // (Login) or speaks TLS (TLS).
 
 // Login is the SASL login every node of a cluster started with
-// Options.Login requires: SCRAM-SHA-256 as a superuser.
-type Login struct{ User, Pass string }
+// Options.Login requires, as a superuser.
+type Login struct {
+	User, Pass string
+	Mechanism  string // PLAIN, SCRAM-SHA-256 (the default) or SCRAM-SHA-512
+}
 
-// Mechanism is the SASL mechanism a Login uses.
+// Mechanism is the SASL mechanism a Login uses by default.
 const Mechanism = "SCRAM-SHA-256"
+
+func (l *Login) mechanism() string {
+	if l.Mechanism == "" {
+		return Mechanism
+	}
+	return l.Mechanism
+}
 
 // clientOpts are the options of the simulation's own clients (it asks itself
 // for api versions and topic ids): the cluster's login, and TLS without
@@ -27,7 +38,14 @@ const Mechanism = "SCRAM-SHA-256"
 func (c *Cluster) clientOpts(seeds ...string) []kgo.Opt {
 	opts := []kgo.Opt{kgo.SeedBrokers(seeds...)}
 	if l := c.opts.Login; l != nil {
-		opts = append(opts, kgo.SASL(scram.Auth{User: l.User, Pass: l.Pass}.AsSha256Mechanism()))
+		switch l.mechanism() {
+		case "PLAIN":
+			opts = append(opts, kgo.SASL(plain.Auth{User: l.User, Pass: l.Pass}.AsMechanism()))
+		case "SCRAM-SHA-512":
+			opts = append(opts, kgo.SASL(scram.Auth{User: l.User, Pass: l.Pass}.AsSha512Mechanism()))
+		default:
+			opts = append(opts, kgo.SASL(scram.Auth{User: l.User, Pass: l.Pass}.AsSha256Mechanism()))
+		}
 	}
 	if c.opts.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(&tls.Config{InsecureSkipVerify: true})) //nolint:gosec // the simulation's own certificate, made for the test

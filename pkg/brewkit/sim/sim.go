@@ -20,6 +20,8 @@ package sim
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
+	"io"
 	"fmt"
 	"net"
 	"slices"
@@ -100,7 +102,7 @@ func New(opts Options) (*Cluster, error) {
 		// start nodes 0..3 with node 0 on a throwaway port, then remove it.
 		kfake.Ports(0, opts.Ports[0], opts.Ports[1], opts.Ports[2]),
 		kfake.ClusterID(brewkit.ClusterID),
-		kfake.ListenFn(listenTracked),
+		kfake.ListenFn(func(network, addr string) (net.Listener, error) { return listen(network, addr, opts.TLS == nil) }),
 		kfake.BrokerConfigs(map[string]string{
 			brewkit.SimulatedConfig:      brewkit.SimulatedValue,
 			"default.replication.factor": "3",
@@ -122,9 +124,9 @@ func New(opts Options) (*Cluster, error) {
 		kopts = append(kopts, kfake.DataDir(opts.DataDir))
 	}
 	if l := opts.Login; l != nil {
-		kopts = append(kopts, kfake.EnableSASL(), kfake.Superuser(Mechanism, l.User, l.Pass))
+		kopts = append(kopts, kfake.EnableSASL(), kfake.Superuser(l.mechanism(), l.User, l.Pass))
 		if d := opts.Denied; d != nil {
-			kopts = append(kopts, kfake.EnableACLs(), kfake.User(Mechanism, d.User, d.Pass))
+			kopts = append(kopts, kfake.EnableACLs(), kfake.User(d.mechanism(), d.User, d.Pass))
 		}
 	}
 	if opts.TLS != nil {
@@ -199,7 +201,7 @@ func (c *Cluster) Addrs() []string {
 func (c *Cluster) Config() brewkit.Config {
 	cfg := brewkit.Config{Brokers: c.Addrs(), TLS: c.opts.TLS != nil}
 	if l := c.opts.Login; l != nil {
-		cfg.SASL, cfg.User, cfg.Pass = Mechanism, l.User, l.Pass
+		cfg.SASL, cfg.User, cfg.Pass = l.mechanism(), l.User, l.Pass
 	}
 	return cfg
 }
@@ -432,21 +434,50 @@ func (c *Cluster) produce(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	return resp, nil, true
 }
 
-// listenTracked wraps kfake's listeners so that closing one (when a node stops)
+// listen wraps kfake's listeners so that closing one (when a node stops)
 // also closes the connections it accepted, the way a stopped process drops them.
-func listenTracked(network, addr string) (net.Listener, error) {
+// plain says the cluster speaks no TLS, so that the first bytes of a
+// connection are the size of its first request.
+func listen(network, addr string, plain bool) (net.Listener, error) {
 	ln, err := net.Listen(network, addr)
 	if err != nil {
 		return nil, err
 	}
-	return &trackingListener{Listener: ln, conns: map[*trackedConn]struct{}{}}, nil
+	return &trackingListener{Listener: ln, conns: map[*trackedConn]struct{}{}, plain: plain}, nil
 }
 
 type trackingListener struct {
 	net.Listener
+	plain  bool
 	mu     sync.Mutex
 	conns  map[*trackedConn]struct{}
 	closed bool
+}
+
+// maxRequest is Kafka's socket.request.max.bytes: a broker drops a
+// connection whose request says it is larger, before reading it. kfake would
+// allocate it: a TLS handshake sent to a plain listener reads as 352 MB.
+const maxRequest = 100 << 20
+
+// Read refuses, on a plain listener, a first request over maxRequest.
+func (c *trackedConn) Read(p []byte) (int, error) {
+	if c.l.plain && !c.checked {
+		c.checked = true
+		if _, err := io.ReadFull(c.Conn, c.first[:]); err != nil {
+			return 0, err
+		}
+		if size := binary.BigEndian.Uint32(c.first[:]); size > maxRequest {
+			c.Close()
+			return 0, fmt.Errorf("a request of %d bytes, over socket.request.max.bytes (%d): not Kafka", size, maxRequest)
+		}
+		c.pending = c.first[:]
+	}
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
 }
 
 func (l *trackingListener) Accept() (net.Conn, error) {
@@ -471,6 +502,10 @@ type trackedConn struct {
 	net.Conn
 	l    *trackingListener
 	once sync.Once
+
+	checked bool    // the first request's size was read (one reader: kfake's)
+	first   [4]byte // its size
+	pending []byte  // what of first Read has yet to return
 }
 
 func (c *trackedConn) Close() error {
