@@ -37,10 +37,10 @@ func TestChildFlagsNameTheFlag(t *testing.T) {
 		args []string
 		says string
 	}{
-		{"cmd/demo-rebalance", []string{"member", "-topic", "brew.orders.v1", "-group="}, "member: -group : must not be empty"},
+		{"cmd/demo-rebalance", []string{"member", "-topic", "brew.orders.v1", "-group="}, "member: -group \"\": must not be empty"},
 		{"cmd/rebalance-timeline", []string{"member", "-group", "g", "-topic", "orders/v1"}, "member: -topic orders/v1: "},
-		{"cmd/rebalance-timeline", []string{"member", "-group", "g"}, "member: -topic : must not be empty"},
-		{"cmd/commit-styles", []string{"consumer", "-topic", "brew.orders.v1", "-group="}, "consumer: -group : must not be empty"},
+		{"cmd/rebalance-timeline", []string{"member", "-group", "g"}, "member: -topic \"\": must not be empty"},
+		{"cmd/commit-styles", []string{"consumer", "-topic", "brew.orders.v1", "-group="}, "consumer: -group \"\": must not be empty"},
 		{"cmd/commit-styles", []string{"consumer", "-group", "g", "-topic", ".."}, "consumer: -topic ..: "},
 	} {
 		_, stderr, code := brewtest.RunCmd(t, brewtest.BuildCmdAt(t, c.dir), "127.0.0.1:1", c.args...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"syscall"
 	"time"
@@ -51,6 +52,9 @@ func ClientOpts(cfg Config, opts ...kgo.Opt) []kgo.Opt {
 		kgo.RecordDeliveryTimeout(cfg.Bound()),
 		kgo.WithHooks(newFetchWatch(cfg.Bound())), // FetchCheck.Poll's bound
 	)
+	if os.Getenv("BREW_KGO_DEBUG") == "1" { // what the client does, on stderr
+		all = append(all, kgo.WithLogger(kgo.BasicLogger(os.Stderr, kgo.LogLevelDebug, nil)))
+	}
 	if wait := cfg.Bound() / 3; wait < 5*time.Second {
 		// A fetch waits this long for records (kgo's default 5 s, or
 		// 500 ms in a share group): under a short bound a node that

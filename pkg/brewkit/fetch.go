@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 	"time"
 
@@ -93,12 +92,12 @@ func groupFatal(err error) bool {
 }
 
 // Poll is cl.PollRecords(ctx, max) (max 0: all that is buffered) followed by
-// Err, bounded by the broker's answers: when a node has answered none of
-// cl's requests for cfg.Bound (they time out, as a paused or stuck broker's
-// do: a fetch, or the first request on a new connection for one), Poll
-// returns the records it has and an error naming the node, instead of
-// waiting for records that will not come. cl must come from NewClient or
-// ClientOpts, which watch its requests.
+// Err, bounded by the brokers' answers: when a node that leads a partition
+// cl reads has answered none of cl's fetches for cfg.Bound while its
+// requests time out (a fetch, or the first request on a new connection for
+// one, as a paused or stuck broker's do), Poll returns the records it has
+// and an error naming the node, instead of waiting for records that will not
+// come. cl must come from NewClient or ClientOpts, which watch its requests.
 func (c *FetchCheck) Poll(ctx context.Context, cl *kgo.Client, max int) (kgo.Fetches, error) {
 	w := watchOf(cl)
 	if w == nil {
@@ -107,7 +106,13 @@ func (c *FetchCheck) Poll(ctx context.Context, cl *kgo.Client, max int) (kgo.Fet
 	}
 	pctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := w.onStuck(func(err error) { cancel(err) })
+	stop := w.onStuck(func(node int32, err error) {
+		go func() { // not under kgo's hook: leads asks the client
+			if leads(cl, node) {
+				cancel(err)
+			}
+		}()
+	})
 	defer stop()
 	fs := cl.PollRecords(pctx, max)
 	if ctx.Err() == nil && pctx.Err() != nil {
@@ -116,33 +121,68 @@ func (c *FetchCheck) Poll(ctx context.Context, cl *kgo.Client, max int) (kgo.Fet
 	return fs, c.Err(fs)
 }
 
+// leads reports whether node leads a partition of a topic cl consumes, as
+// far as cl knows (a topic it knows nothing of yet counts).
+func leads(cl *kgo.Client, node int32) bool {
+	topics := cl.GetConsumeTopics()
+	if len(topics) == 0 {
+		return true // a share group's or assigned partitions: cannot tell
+	}
+	for _, t := range topics {
+		for p := int32(0); ; p++ {
+			leader, _, err := cl.PartitionLeader(t, p)
+			if leader == node || (p == 0 && leader < 0 && err == nil) {
+				return true
+			}
+			if leader < 0 {
+				break
+			}
+		}
+	}
+	return false
+}
+
 // fetchWatch is the hook NewClient and ClientOpts give every client: it
-// notes when each node last answered a fetch, and calls its
-// listeners once a node has answered none for longer than bound. Every
-// request that times out counts, not only fetches: a consumer's fetches to a
-// paused node may never leave the client, since each new connection's first
-// request (ApiVersions), or the dial itself, times out first. Only a fetch
-// answered clears a node: one that answers heartbeats, metadata or writes but
-// leaves fetches waiting is stuck all the same.
+// notes since when each node has answered no fetch while requests to it
+// timed out, and tells its listeners once that lasts bound (at that moment,
+// and at each timeout after). A fetch that times out counts, and so do a new
+// connection's first request (ApiVersions) and a dial: a consumer's fetches
+// to a paused node may never leave the client. Other requests do not: they
+// may wait on other nodes (a commit on the followers of the group's offsets
+// partition). Only a fetch answered clears a node: one that answers
+// heartbeats, metadata or writes but leaves fetches waiting is stuck all the
+// same.
 type fetchWatch struct {
 	bound time.Duration
 
 	mu        sync.Mutex
-	since     map[int32]time.Time // when a node's first unanswered request since its last answered fetch was sent
-	stuck     error
-	listeners map[int]func(error)
+	since     map[int32]unanswered // the nodes whose requests time out
+	listeners map[int]func(node int32, err error)
 	next      int
 }
 
+// unanswered is a node's first request unanswered since its last answered
+// fetch: when it was sent, to whom.
+type unanswered struct {
+	at   time.Time
+	meta kgo.BrokerMetadata
+}
+
 func newFetchWatch(bound time.Duration) *fetchWatch {
-	return &fetchWatch{bound: bound, since: map[int32]time.Time{}, listeners: map[int]func(error){}}
+	return &fetchWatch{bound: bound, since: map[int32]unanswered{}, listeners: map[int]func(int32, error){}}
 }
 
 // OnBrokerRead implements kgo.HookBrokerRead: a read that timed out is a
 // request the node left unanswered.
 func (w *fetchWatch) OnBrokerRead(meta kgo.BrokerMetadata, key int16, _ int, readWait, timeToRead time.Duration, err error) {
-	answered := err == nil && (key == int16(kmsg.Fetch) || key == int16(kmsg.ShareFetch))
-	w.note(meta, time.Now().Add(-readWait-timeToRead), answered, err)
+	switch key {
+	case int16(kmsg.Fetch), int16(kmsg.ShareFetch):
+		w.note(meta, time.Now().Add(-readWait-timeToRead), err == nil, err)
+	case int16(kmsg.ApiVersions): // a new connection's first request
+		w.note(meta, time.Now().Add(-readWait-timeToRead), false, err)
+	}
+	// Other requests may wait on other nodes: a group's commit on the
+	// followers of its offsets partition, a write on the ISR.
 }
 
 // OnBrokerConnect implements kgo.HookBrokerConnect: a paused node's kernel
@@ -161,35 +201,48 @@ func (w *fetchWatch) note(meta kgo.BrokerMetadata, asked time.Time, answered boo
 		delete(w.since, meta.NodeID)
 		return
 	}
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() { // a read's deadline, or a dial's
 		return // answered, or a connection that died or was refused: kgo dials again, and the next answer tells
 	}
 	first, ok := w.since[meta.NodeID]
 	if !ok {
-		w.since[meta.NodeID], first = asked, asked
+		first = unanswered{asked, meta}
+		w.since[meta.NodeID] = first
+		time.AfterFunc(time.Until(asked.Add(w.bound)), func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if w.since[meta.NodeID] == first { // no fetch answered since
+				w.tellLocked(first, w.listeners)
+			}
+		})
 	}
-	if time.Since(first) < w.bound || w.stuck != nil {
+	w.tellLocked(first, w.listeners)
+}
+
+// tellLocked tells listeners that node u.meta is stuck, if it has been
+// since u.at for bound.
+func (w *fetchWatch) tellLocked(u unanswered, listeners map[int]func(int32, error)) {
+	if time.Since(u.at) < w.bound {
 		return
 	}
-	w.stuck = fmt.Errorf("node %d (%s:%d) has answered no fetch or other request for %s (%s): is it paused or overloaded? `make status` shows the nodes",
-		meta.NodeID, meta.Host, meta.Port, time.Since(first).Round(100*time.Millisecond), EnvTimeout+"="+w.bound.String())
-	for _, l := range w.listeners {
-		l(w.stuck)
+	err := fmt.Errorf("node %d (%s:%d) has answered no fetch or other request for %s (%s): is it paused or overloaded? `make status` shows the nodes",
+		u.meta.NodeID, u.meta.Host, u.meta.Port, time.Since(u.at).Round(100*time.Millisecond), EnvTimeout+"="+w.bound.String())
+	for _, l := range listeners {
+		l(u.meta.NodeID, err)
 	}
 }
 
-// onStuck calls fn with the error once a node is stuck (at once if one is),
-// until the returned stop.
-func (w *fetchWatch) onStuck(fn func(error)) (stop func()) {
+// onStuck calls fn with each node found stuck until the returned stop.
+func (w *fetchWatch) onStuck(fn func(node int32, err error)) (stop func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stuck != nil {
-		fn(w.stuck)
-		return func() {}
-	}
 	id := w.next
 	w.next++
 	w.listeners[id] = fn
+	for _, u := range w.since { // stuck already, between two polls
+		w.tellLocked(u, map[int]func(int32, error){id: fn})
+	}
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()

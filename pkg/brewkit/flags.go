@@ -24,8 +24,17 @@ type FlagCheck struct {
 // Require notes a problem with -flag value unless ok.
 func (c *FlagCheck) Require(ok bool, flag string, value any, why string) {
 	if !ok {
-		c.problems = append(c.problems, fmt.Sprintf("-%s %v: %s", flag, value, why))
+		c.problems = append(c.problems, fmt.Sprintf("-%s %s: %s", flag, FlagValue(value), why))
 	}
+}
+
+// FlagValue is value as a usage error shows it: an empty string as "", so
+// that `-topic "": must not be empty` reads as the flag given empty.
+func FlagValue(value any) string {
+	if s, ok := value.(string); ok && s == "" {
+		return `""`
+	}
+	return fmt.Sprint(value)
 }
 
 // Problem notes a problem that no single flag owns.

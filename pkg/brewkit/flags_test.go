@@ -32,7 +32,7 @@ func TestFlagCheckNames(t *testing.T) {
 	want := []string{
 		`-topic bad/name: '/' is not allowed: a topic name`,
 		`-topic ,,: want comma-separated topic names (a,b): must not be empty`,
-		`-group : must not be empty`,
+		`-group "": must not be empty`,
 	}
 	if len(fc.problems) != len(want) {
 		t.Fatalf("problems %q, want %d", fc.problems, len(want))

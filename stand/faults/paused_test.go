@@ -19,9 +19,10 @@ import (
 // On real Kafka a paused node (make pause-node) holds a producer's writes
 // and a consumer's fetches unanswered; the controller fences it only after
 // broker.session.timeout.ms (9 s) and moves its leaders away. With
-// KAFKA_TIMEOUT=2s a producer that was writing when the node paused
-// (load-and-watch) and a consumer that starts against it (member) end
-// before that, each with one line that names what it waited for.
+// KAFKA_TIMEOUT=2s a producer (load-and-watch) and a consumer (member) that
+// were running when the node paused end before that, each with one line
+// that names what it waited for. (Started against a node paused already,
+// they may as well go on once it is fenced and its leaders have moved.)
 const pausedTimeout = 2 * time.Second
 
 func TestPausedNodeEndsAProducerAndAConsumerAlone(t *testing.T) {
@@ -35,7 +36,6 @@ func TestPausedNodeEndsAProducerAndAConsumerAlone(t *testing.T) {
 	defer cancel()
 	adm := env.Admin(t)
 	topic := env.FreshTopic(t, "paused", 6)
-	seed(t, ctx, env, topic)
 
 	t.Run("producer", func(t *testing.T) {
 		// A producer that runs when the leader of partition 0 is paused
@@ -59,21 +59,42 @@ func TestPausedNodeEndsAProducerAndAConsumerAlone(t *testing.T) {
 	waitHealthy(t, ctx, adm)
 
 	t.Run("consumer", func(t *testing.T) {
-		// Pause a node that leads partitions of the topic but does not
-		// coordinate the member's group, so that joining works and the
-		// fetches from that node go unanswered.
+		// A member reading when a node that leads partitions it reads, but
+		// does not coordinate its group, pauses: joining and committing go
+		// on, and the fetches from that node go unanswered.
+		// A topic of its own, read to its end before the pause: kgo
+		// fetches from a node again only once what it fetched is polled.
+		topic := env.FreshTopic(t, "paused-read", 6)
+		seed(t, ctx, env, topic)
 		group := fmt.Sprintf("brew.test.paused-%d", time.Now().UnixNano())
+		t.Setenv(brewkit.EnvTimeout, pausedTimeout.String())
+		r := brewtest.Start(t, member, env.Config.Bootstrap(), "-name", "m1", "-group", group, "-topic", topic, "-work", "0s")
+		brewtest.Eventually(t, 30*time.Second, "the member to read the 60 orders", func() (bool, string) {
+			return strings.Count(r.Stdout(), "processed") >= 60, r.Output()
+		})
 		coordinators := adm.FindGroupCoordinators(ctx, group)
 		if err := coordinators.Error(); err != nil {
 			t.Fatalf("finding the coordinator of %s: %v", group, err)
 		}
-		paused := int32(1)
-		for coordinators[group].NodeID == paused {
-			paused++
+		ts, err := adm.ListTopics(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paused := int32(-1)
+		for _, p := range ts[topic].Partitions.Sorted() {
+			if p.Leader != coordinators[group].NodeID {
+				paused = p.Leader
+				break
+			}
+		}
+		if paused < 0 {
+			t.Fatalf("node %d, %s's coordinator, leads every partition of %s: no other node to pause", coordinators[group].NodeID, group, topic)
 		}
 		pause(t, nodes, int(paused))
-		r := run(t, member, clusterEnv(env.Config), time.Minute, "-name", "m1", "-group", group, "-topic", topic, "-quiet")
-		r.check(t, "member", outcome{1, []string{fmt.Sprintf("node %d", paused), "has answered no fetch"}}, 6*pausedTimeout)
+		at := time.Now()
+		code := r.Wait(t, time.Minute)
+		ran{stdout: r.Stdout(), stderr: r.Stderr(), code: code, took: time.Since(at)}.
+			check(t, "member", outcome{1, []string{fmt.Sprintf("node %d", paused), "has answered no fetch"}}, 6*pausedTimeout)
 	})
 }
 

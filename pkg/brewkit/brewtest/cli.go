@@ -119,7 +119,7 @@ func BadFlag(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	bin := BuildCmdAt(t, dir)
 	_, stderr, code := RunCmd(t, bin, "127.0.0.1:1", args...)
-	want := filepath.Base(dir) + ": " + strings.Join(args[len(args)-2:], " ") + ": "
+	want := filepath.Base(dir) + ": " + args[len(args)-2] + " " + brewkit.FlagValue(args[len(args)-1]) + ": "
 	if code != 2 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("%s %q: exit %d, want 2 and a first line starting %q; stderr:\n%s", dir, args, code, want, stderr)
 	}

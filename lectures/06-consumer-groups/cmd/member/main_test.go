@@ -26,9 +26,9 @@ func TestNoBannerBeforeTheChecks(t *testing.T) {
 	}{
 		{"127.0.0.1:1", nil, 1, "member: no Kafka answers at 127.0.0.1:1"},
 		{"127.0.0.1", nil, 1, "member: KAFKA_BOOTSTRAP: "},
-		{"127.0.0.1:1", []string{"-group="}, 2, "member: -group : must not be empty"},
+		{"127.0.0.1:1", []string{"-group="}, 2, "member: -group \"\": must not be empty"},
 		{"127.0.0.1:1", []string{"-topic", "orders/v1"}, 2, "member: -topic orders/v1: "},
-		{"127.0.0.1:1", []string{"-name="}, 2, "member: -name : must not be empty"},
+		{"127.0.0.1:1", []string{"-name="}, 2, "member: -name \"\": must not be empty"},
 	} {
 		r := brewtest.Start(t, bin, c.bootstrap, c.args...)
 		code := r.Wait(t, 15*time.Second) // a cluster that does not answer is told within 10 s
