@@ -176,16 +176,20 @@ func (r *rebalances) produce(ctx context.Context, cl *kgo.Client) (stop func()) 
 				return
 			case <-tick.C:
 			}
-			err := cl.ProduceSync(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(r.topic)).FirstErr()
+			// ctx, not pctx: stop must not cancel a write in flight, which
+			// the broker may have stored (it would count as processed but
+			// never produced).
+			err := cl.ProduceSync(ctx, brewkit.NewOrder(rng, n, time.Now()).Record(r.topic)).FirstErr()
 			switch {
-			case pctx.Err() != nil:
+			case err == nil:
+				r.row.Produced++
+			case ctx.Err() != nil:
 				return
-			case err != nil:
+			default:
 				// The members would wait for orders that never come.
 				r.rec.Fail(fmt.Errorf("%w to %s: %w", errWrite, r.topic, err))
 				return
 			}
-			r.row.Produced++
 		}
 	})
 	return func() { cancel(); produced.Wait() }
