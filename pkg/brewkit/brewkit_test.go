@@ -29,9 +29,20 @@ func TestConfigFromEnv(t *testing.T) {
 	require.Equal(t, "SCRAM-SHA-512", cfg.SASL)
 	require.True(t, cfg.TLS)
 	require.Len(t, cfg.Opts(), 3, "seeds, SASL, TLS")
+	require.Equal(t, DefaultTimeout, cfg.Bound())
+
+	cfg, err = configFrom(env(map[string]string{EnvTimeout: "2s"}))
+	require.NoError(t, err)
+	require.Equal(t, 2*time.Second, cfg.Bound())
 
 	for _, bad := range []map[string]string{
 		{EnvBootstrap: "no-port"},
+		{EnvBootstrap: ","},
+		{EnvBootstrap: "foo:"},
+		{EnvBootstrap: ":9092"},
+		{EnvBootstrap: "foo:99999"},
+		{EnvTimeout: "0s"},
+		{EnvTimeout: "soon"},
 		{EnvSASL: "GSSAPI", EnvUser: "u"},
 		{EnvSASL: "PLAIN"},
 		{EnvTLS: "maybe"},
@@ -81,4 +92,12 @@ func TestLivePipedPrintsChangesOnly(t *testing.T) {
 	l.Frame("leader 2\n")
 	require.Equal(t, "--- 03:04:05\nleader 1\n--- 03:04:05\nleader 2\n", b.String())
 	require.False(t, strings.Contains(b.String(), "\x1b["), "no escape codes when piped")
+}
+
+// A host that does not resolve is a KAFKA_BOOTSTRAP to check, not a stand to
+// start.
+func TestUnresolvableHostSaysCheckTheBootstrap(t *testing.T) {
+	dns := &net.DNSError{Err: "no such host", Name: "kafka.example.invalid", IsNotFound: true}
+	err := &UnreachableError{Bootstrap: "kafka.example.invalid:9092", Err: &net.OpError{Op: "dial", Net: "tcp", Err: dns}}
+	require.Equal(t, "no Kafka answers at kafka.example.invalid:9092: host kafka.example.invalid does not resolve (no such host): check KAFKA_BOOTSTRAP", err.Error())
 }

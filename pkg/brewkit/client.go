@@ -96,6 +96,10 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
+	if dns := (*net.DNSError)(nil); errors.As(e.Err, &dns) {
+		return fmt.Sprintf("no Kafka answers at %s: host %s does not resolve (%v): check %s",
+			e.Bootstrap, dns.Name, dns.Err, EnvBootstrap)
+	}
 	return fmt.Sprintf("no Kafka answers at %s (%v): start a stand with `make up` in the repository root, or point %s at a cluster",
 		e.Bootstrap, e.Err, EnvBootstrap)
 }
