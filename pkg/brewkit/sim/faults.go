@@ -59,13 +59,59 @@ func (c *Cluster) clientOpts(seeds ...string) []kgo.Opt {
 func (c *Cluster) FailProduces(err *kerr.Error) {
 	c.kf.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		c.kf.KeepControl()
-		req := kreq.(*kmsg.ProduceRequest)
-		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		return refusal(kreq.(*kmsg.ProduceRequest), err), nil, true
+	})
+}
+
+// refusal answers every partition of req with err.
+func refusal(req *kmsg.ProduceRequest, err *kerr.Error) *kmsg.ProduceResponse {
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	for _, rt := range req.Topics {
+		t := kmsg.NewProduceResponseTopic()
+		t.Topic, t.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			p := kmsg.NewProduceResponseTopicPartition()
+			p.Partition = rp.Partition
+			p.ErrorCode = err.Code
+			t.Partitions = append(t.Partitions, p)
+		}
+		resp.Topics = append(resp.Topics, t)
+	}
+	return resp
+}
+
+// FailFetches makes every fetch and share fetch from now on answer each
+// partition with err (a Kafka error such as kerr.TopicAuthorizationFailed),
+// the way a broker answers a consumer whose permission was revoked. Tests use
+// it to check that programs report fetch errors instead of waiting for records.
+func (c *Cluster) FailFetches(err *kerr.Error) {
+	c.kf.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.kf.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
 		for _, rt := range req.Topics {
-			t := kmsg.NewProduceResponseTopic()
+			t := kmsg.NewFetchResponseTopic()
 			t.Topic, t.TopicID = rt.Topic, rt.TopicID
 			for _, rp := range rt.Partitions {
-				p := kmsg.NewProduceResponseTopicPartition()
+				p := kmsg.NewFetchResponseTopicPartition()
+				p.Partition = rp.Partition
+				p.ErrorCode = err.Code
+				p.HighWatermark, p.LastStableOffset, p.LogStartOffset = -1, -1, -1
+				t.Partitions = append(t.Partitions, p)
+			}
+			resp.Topics = append(resp.Topics, t)
+		}
+		return resp, nil, true
+	})
+	c.kf.ControlKey(int16(kmsg.ShareFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.kf.KeepControl()
+		req := kreq.(*kmsg.ShareFetchRequest)
+		resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
+		for _, rt := range req.Topics {
+			t := kmsg.NewShareFetchResponseTopic()
+			t.TopicID = rt.TopicID
+			for _, rp := range rt.Partitions {
+				p := kmsg.NewShareFetchResponseTopicPartition()
 				p.Partition = rp.Partition
 				p.ErrorCode = err.Code
 				t.Partitions = append(t.Partitions, p)

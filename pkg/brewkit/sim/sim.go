@@ -419,19 +419,7 @@ func (c *Cluster) produce(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	if inSync >= required {
 		return nil, nil, false
 	}
-	resp := req.ResponseKind().(*kmsg.ProduceResponse)
-	for _, rt := range req.Topics {
-		t := kmsg.NewProduceResponseTopic()
-		t.Topic, t.TopicID = rt.Topic, rt.TopicID
-		for _, rp := range rt.Partitions {
-			p := kmsg.NewProduceResponseTopicPartition()
-			p.Partition = rp.Partition
-			p.ErrorCode = kerr.NotEnoughReplicas.Code
-			t.Partitions = append(t.Partitions, p)
-		}
-		resp.Topics = append(resp.Topics, t)
-	}
-	return resp, nil, true
+	return refusal(req, kerr.NotEnoughReplicas), nil, true
 }
 
 // listen wraps kfake's listeners so that closing one (when a node stops)
@@ -541,48 +529,6 @@ func (s simNodes) StopNode(_ context.Context, n int, _ bool) error { return s.c.
 func (s simNodes) StartNode(_ context.Context, n int) error        { return s.c.StartNode(int32(n)) }
 func (s simNodes) PauseNode(_ context.Context, n int) error        { return s.c.PauseNode(int32(n)) }
 func (s simNodes) ResumeNode(_ context.Context, n int) error       { return s.c.ResumeNode(int32(n)) }
-
-// FailFetches makes every fetch and share fetch from now on answer each
-// partition with err (a Kafka error such as kerr.TopicAuthorizationFailed),
-// the way a broker answers a consumer whose permission was revoked. Tests use
-// it to check that programs report fetch errors instead of waiting for records.
-func (c *Cluster) FailFetches(err *kerr.Error) {
-	c.kf.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		c.kf.KeepControl()
-		req := kreq.(*kmsg.FetchRequest)
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range req.Topics {
-			t := kmsg.NewFetchResponseTopic()
-			t.Topic, t.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				p := kmsg.NewFetchResponseTopicPartition()
-				p.Partition = rp.Partition
-				p.ErrorCode = err.Code
-				p.HighWatermark, p.LastStableOffset, p.LogStartOffset = -1, -1, -1
-				t.Partitions = append(t.Partitions, p)
-			}
-			resp.Topics = append(resp.Topics, t)
-		}
-		return resp, nil, true
-	})
-	c.kf.ControlKey(int16(kmsg.ShareFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		c.kf.KeepControl()
-		req := kreq.(*kmsg.ShareFetchRequest)
-		resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
-		for _, rt := range req.Topics {
-			t := kmsg.NewShareFetchResponseTopic()
-			t.TopicID = rt.TopicID
-			for _, rp := range rt.Partitions {
-				p := kmsg.NewShareFetchResponseTopicPartition()
-				p.Partition = rp.Partition
-				p.ErrorCode = err.Code
-				t.Partitions = append(t.Partitions, p)
-			}
-			resp.Topics = append(resp.Topics, t)
-		}
-		return resp, nil, true
-	})
-}
 
 // PauseNode freezes node n: requests it receives wait, unanswered, until
 // ResumeNode, the way a SIGSTOPped broker holds its connections. acks=all
