@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -101,8 +102,8 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 	return res, nil
 }
 
-// updatePartitions asks for n partitions and returns the request's or the
-// topic's error, with the broker's message.
+// updatePartitions asks for n partitions and returns the request's error or
+// the topic's, as the broker answered it.
 func updatePartitions(ctx context.Context, adm *kadm.Client, topic string, n int32) error {
 	rs, err := adm.UpdatePartitions(ctx, int(n), topic)
 	if err != nil {
@@ -112,11 +113,34 @@ func updatePartitions(ctx context.Context, adm *kadm.Client, topic string, n int
 	if err != nil {
 		return err
 	}
-	if r.Err != nil && r.ErrMessage != "" {
-		return fmt.Errorf("%w (%s)", r.Err, r.ErrMessage)
+	if r.Err != nil {
+		return brokerError{err: r.Err, message: r.ErrMessage}
 	}
-	return r.Err
+	return nil
 }
+
+// brokerError is a topic's error in a CreatePartitions answer: the code's name
+// and the broker's own message. The client library's text for the code is
+// left out: for INVALID_PARTITIONS it reads "Number of partitions is below 1.",
+// which is not what the broker refused here.
+type brokerError struct {
+	err     error // the code, a *kerr.Error
+	message string
+}
+
+func (e brokerError) Error() string {
+	name := e.err.Error()
+	var ke *kerr.Error
+	if errors.As(e.err, &ke) {
+		name = ke.Message
+	}
+	if e.message == "" {
+		return name + " (the broker gave no reason)"
+	}
+	return name + ": " + e.message
+}
+
+func (e brokerError) Unwrap() error { return e.err }
 
 // writeKeys writes one order per key with a new client and returns the
 // partition the broker acknowledged it in.

@@ -17,7 +17,7 @@ func TestOutputMatchesReadme(t *testing.T) {
 	if env.Simulated {
 		// kfake refuses with the bare error code; real Kafka adds the reason
 		// the README shows, which the real tier checks.
-		if !strings.Contains(out, "shrinking to 2 partitions: INVALID_PARTITIONS") {
+		if !strings.Contains(out, "shrinking to 2 partitions: INVALID_PARTITIONS (the broker gave no reason)\n") {
 			t.Fatalf("no refusal in:\n%s", out)
 		}
 	} else {
