@@ -9,7 +9,7 @@ S ?=
 BREWSTAND := scripts/brewstand
 LECTURE = $(firstword $(wildcard lectures/$(L)-*))
 
-.PHONY: help doctor tour reset-lecture dashboard up down status services-up services-down services-status services-logs stop-node start-node pause-node resume-node restore logs reset run test check test-real test-docker test-containers standin-image vet build
+.PHONY: exercise progress help doctor tour reset-lecture dashboard up down status services-up services-down services-status services-logs stop-node start-node pause-node resume-node restore logs reset run test check test-real test-docker test-containers standin-image vet build
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -67,8 +67,17 @@ run: ## run a lecture's main program: make run L=01
 test: ## fast tier: go test in every module on in-process kfake clusters, Go only (about a minute)
 	@scripts/test fast
 
-check: ## the slower checks .ci/run runs: each module on its own (build, vet, tidy), go vet, go test -race
-	@scripts/test check
+exercise: ## a lecture's graded exercises and their tasks: make exercise L=02 (all lectures: make progress)
+	@scripts/exercises list -lecture $(L)
+
+check: ## grade your exercise: make check L=02 EX=partitioner (each of L's without EX). With neither: the code checks .ci/run runs
+	@if [ "$(origin L)" != file ] || [ -n "$(EX)" ]; then \
+		[ "$(origin L)" != file ] || { echo 'name the lecture too: make check L=02 EX=$(EX)' >&2; exit 2; }; \
+		scripts/exercises check -lecture $(L) $(if $(EX),-ex $(EX)); \
+	else scripts/test check; fi
+
+progress: ## every graded exercise of the course and its state (passed, failing, not started)
+	@scripts/exercises progress
 
 test-real: ## real tier: native stand up, every test on real Kafka, stand down
 	@scripts/test real

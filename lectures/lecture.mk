@@ -25,7 +25,10 @@ BREWSTAND := $(ROOT)/scripts/brewstand
 SMOKE ?= ^TestLecture$$
 SERVICES ?=
 
-.PHONY: help test smoke restore
+# The lecture's number, from its folder's name (02-topics-partitions: 02).
+LECTURE_NO := $(firstword $(subst -, ,$(notdir $(CURDIR))))
+
+.PHONY: help test smoke restore exercise check
 
 # help lists the lecture's own targets first, then these, aligned.
 help: ## list the targets
@@ -37,6 +40,12 @@ test: ## this lecture's tests (fast tier; `make test-real` at the root runs them
 
 smoke: ## the smoke tests on KAFKA_BOOTSTRAP (BREW_CLUSTER=containers: Docker only)
 	@go test -count=1 -p 1 -v -run '$(SMOKE)' ./...
+
+exercise: ## this lecture's graded exercises and their tasks
+	@$(ROOT)/scripts/exercises list -lecture $(LECTURE_NO)
+
+check: ## grade your exercises: make check EX=NAME (each of the lecture's without EX)
+	@$(ROOT)/scripts/exercises check -lecture $(LECTURE_NO) $(if $(EX),-ex $(EX))
 
 restore: ## resume paused and start stopped nodes of the stand that is up (after a drill or a Ctrl-C)
 	@$(BREWSTAND) up

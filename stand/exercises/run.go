@@ -1,0 +1,156 @@
+package exercises
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Result is what one grading run found.
+type Result struct {
+	Passed   bool
+	On       string    // the cluster it was graded on, as the grader said
+	Failures []Failure // the grader's findings, each with a hint
+	// Broken holds what kept the code from being graded: a build error, a
+	// panic, or a grader failure that is not a finding (the cluster went away).
+	Broken  []string
+	Elapsed time.Duration
+}
+
+// Failure is one finding of a grader.
+type Failure struct{ What, Hint string }
+
+// Graded reports whether the grader judged the code (passed or found
+// something), rather than failing to build or run it.
+func (r Result) Graded() bool { return r.Passed || (len(r.Failures) > 0 && len(r.Broken) == 0) }
+
+// Run grades ex: its stub, or with replace set the file that stands in for
+// the stub (a solution). env is added to the grader's environment.
+func Run(ctx context.Context, ex Exercise, replace string, env []string) (Result, error) {
+	args := []string{"test", "-count=1", "-json", "-run", "^TestGrade", "."}
+	if replace != "" {
+		abs, err := filepath.Abs(replace)
+		if err != nil {
+			return Result{}, err
+		}
+		stub, err := filepath.Abs(ex.Stub())
+		if err != nil {
+			return Result{}, err
+		}
+		overlay, err := os.CreateTemp("", "brew-exercise-*.json")
+		if err != nil {
+			return Result{}, err
+		}
+		defer os.Remove(overlay.Name())
+		if err := json.NewEncoder(overlay).Encode(map[string]map[string]string{"Replace": {stub: abs}}); err != nil {
+			return Result{}, err
+		}
+		overlay.Close()
+		args = append(args[:1], append([]string{"-overlay", overlay.Name()}, args[1:]...)...)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = ex.Dir
+	cmd.Env = append(append(os.Environ(), "BREW_GRADE=1"), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	r := parse(out)
+	r.Elapsed = time.Since(start)
+	if err != nil && ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	if s := strings.TrimSpace(stderr.String()); s != "" && !r.Passed {
+		r.Broken = append(r.Broken, strings.Split(s, "\n")...)
+	}
+	if !r.Passed && len(r.Failures) == 0 && len(r.Broken) == 0 {
+		r.Broken = append(r.Broken, fmt.Sprintf("go %s failed and said nothing: %v", strings.Join(args, " "), err))
+	}
+	return r, nil
+}
+
+// event is one line of go test -json.
+type event struct {
+	Action string
+	Test   string
+	Output string
+}
+
+var (
+	markRe  = regexp.MustCompile(`grade: (ON|FAIL|HINT) (.*)`)
+	fileRe  = regexp.MustCompile(`^\s*\S+_test\.go:\d+: (.*)$`)
+	panicRe = regexp.MustCompile(`^panic: (.*)`)
+	frameRe = regexp.MustCompile(`^\s+(\S*/exercises/[^/]+/` + StubFile + `:\d+)`)
+)
+
+// parse reads go test -json's output.
+func parse(out []byte) Result {
+	var r Result
+	var panicked string
+	var said []string // the grader's other lines: a t.Fatal that is not a finding, or a log
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			if l := strings.TrimSpace(sc.Text()); l != "" {
+				r.Broken = append(r.Broken, l)
+			}
+			continue
+		}
+		switch ev.Action {
+		case "pass":
+			if ev.Test == "" {
+				r.Passed = true
+			}
+		case "build-output":
+			if l := strings.TrimRight(ev.Output, "\n"); l != "" && !strings.HasPrefix(l, "# ") {
+				r.Broken = append(r.Broken, l)
+			}
+		case "output":
+			l := strings.TrimRight(ev.Output, "\n")
+			if m := markRe.FindStringSubmatch(l); m != nil {
+				switch m[1] {
+				case "ON":
+					r.On = m[2]
+				case "FAIL":
+					r.Failures = append(r.Failures, Failure{What: m[2]})
+				case "HINT":
+					if n := len(r.Failures); n > 0 {
+						r.Failures[n-1].Hint = m[2]
+					}
+				}
+				continue
+			}
+			if m := panicRe.FindStringSubmatch(l); m != nil && panicked == "" {
+				panicked = m[1]
+				continue
+			}
+			if m := frameRe.FindStringSubmatch(l); m != nil && panicked != "" && !strings.Contains(panicked, " at ") {
+				panicked += " at " + filepath.Base(filepath.Dir(m[1])) + "/" + filepath.Base(m[1])
+				continue
+			}
+			if m := fileRe.FindStringSubmatch(l); m != nil && ev.Test != "" {
+				said = append(said, m[1])
+			}
+		}
+	}
+	if !r.Passed && len(r.Failures) == 0 && len(said) > 0 {
+		r.Broken = append(r.Broken, "the grader stopped: "+said[len(said)-1])
+	}
+	if panicked != "" {
+		r.Broken = append([]string{"your code panicked: " + panicked}, r.Broken...)
+	}
+	if r.Passed {
+		r.Failures, r.Broken = nil, nil
+	}
+	return r
+}
