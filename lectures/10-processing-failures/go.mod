@@ -1,0 +1,19 @@
+module github.com/brew-course/kafka/lectures/10-processing-failures
+
+go 1.26.0
+
+require (
+	github.com/brew-course/kafka/pkg/brewkit v0.0.0
+	github.com/stretchr/testify v1.12.1
+	github.com/twmb/franz-go v1.22.3
+)
+
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/twmb/franz-go/pkg/kadm v1.20.0 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+replace github.com/brew-course/kafka/pkg/brewkit => ../../pkg/brewkit
