@@ -9,3 +9,15 @@ import (
 // The README's output blocks are well formed and agree with README.en.md,
 // and the programs do not link the simulation.
 func TestLecture(t *testing.T) { brewtest.CheckLecture(t) }
+
+// A flag with a bad value is named with its value, exit status 2.
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"cmd/partner", "-error-rate", "2"},
+		{"cmd/naive", "-orders", "0"},
+		{"cmd/naive", "-poison", "-1", "-restarts", "2"},
+		{"cmd/double-booking", "-share", "1"},
+	} {
+		brewtest.BadFlag(t, args[0], args[1:]...)
+	}
+}

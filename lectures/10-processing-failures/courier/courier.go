@@ -116,5 +116,5 @@ func (b Booker) Book(ctx context.Context, r *kgo.Record) error {
 // PoisonRecord is a malformed order for topic, as a broken producer writes
 // it: the key of order id, a value that is not JSON.
 func PoisonRecord(topic, orderID string) *kgo.Record {
-	return &kgo.Record{Topic: topic, Key: []byte(orderID), Value: []byte(`{"type":"OrderPlaced","order_id":` + orderID)}
+	return &kgo.Record{Topic: topic, Key: []byte(orderID), Value: []byte(`{"type":"OrderPlaced","order_id":"` + orderID)}
 }

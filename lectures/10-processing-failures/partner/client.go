@@ -44,7 +44,9 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Retriable reports whether the call may succeed if made again.
-func (e *Error) Retriable() bool { return e.Status == 0 || e.Status == http.StatusTooManyRequests || e.Status >= 500 }
+func (e *Error) Retriable() bool {
+	return e.Status == 0 || e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
 
 // Retriable reports whether err is a booking failure worth retrying: a
 // partner error that says so, or any error that is not a partner's answer

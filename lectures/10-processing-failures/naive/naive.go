@@ -1,0 +1,306 @@
+// Package naive is the courier most first versions are: it books each order
+// inside the poll loop and, when the partner fails, retries right there,
+// forever, with a short sleep. It measures what that does: to the partner
+// (calls during an outage), to every partition the consumer owns (all of them
+// wait for one record), to the group (nothing: franz-go heartbeats beside the
+// loop, so the group never notices), and with a poison record (the loop never
+// gets past it; a service that crashes on it crash-loops on the same offset).
+package naive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/brew-course/kafka/lectures/10-processing-failures/courier"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Options set up a run.
+type Options struct {
+	Topic    string
+	Run      string        // names the orders and the group (courier.Batch)
+	Orders   int           // orders written for the run
+	Poison   int           // the index of the poison order among them; < 0: none
+	Outage   time.Duration // the partner answers 503 for this long from the start
+	Backoff  time.Duration // the naive loop's sleep between two tries of one record
+	Watch    time.Duration // how long the run goes on after the outage
+	Restarts int           // > 0: the courier crashes on the poison record and is restarted this many times
+	Partner  *partner.Client
+	// Progress, when set, gets a line a second.
+	Progress func(Second)
+}
+
+// Defaults are the lecture's run: 60 orders, one poison, a 5 s outage.
+var Defaults = Options{Topic: courier.Orders, Orders: 60, Poison: 45, Outage: 5 * time.Second,
+	Backoff: 100 * time.Millisecond, Watch: 5 * time.Second}
+
+// Second is one second of the run, for progress.
+type Second struct {
+	At     time.Duration
+	Calls  int64 // partner calls so far
+	Booked int64
+	Lag    int64 // the group's lag on the topic
+}
+
+// Result is what the run measured.
+type Result struct {
+	Orders, Partitions int
+	Outage             time.Duration
+	CallsInOutage      int64 // booking calls made while the partner was down
+	BookedInOutage     int64
+	LagAfterOutage     int64   // right when the partner came back
+	StalledPartitions  int     // partitions with unbooked orders that got no booking during the outage
+	Booked             int64   // by the end
+	Lag                int64   // by the end: orders the courier never got to
+	StuckOn            string  // the record the loop was retrying at the end: partition@offset
+	StuckError         string  // why it does not book
+	StuckAttempts      int64   // tries of that one record
+	CallsTotal         int64   // booking calls made by the end
+	Members            int     // the group's members at the end
+	Revoked            int     // partitions taken from the courier during the run (rebalances)
+	Crashes            []Crash // with Restarts: each crash
+	BookedTwice        int     // orders the partner booked more than once
+
+	stuckPartition int32
+	stuckOffset    int64
+}
+
+// Calls is how many booking calls the courier made.
+func (r Result) Calls() int64 { return r.CallsTotal }
+
+// Crash is one crash of the courier on the poison record.
+type Crash struct {
+	Partition int32
+	Offset    int64
+	Committed int64 // the group's committed offset of that partition after the crash
+}
+
+// errCrash is the courier crashing on a record it cannot decode.
+var errCrash = errors.New("courier crashed on a malformed order")
+
+// Run writes the run's orders, switches the partner's outage on, runs the
+// naive courier and measures it.
+func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	defer cl.Close()
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Orders); err != nil && o.Topic == courier.Orders {
+		return Result{}, err
+	}
+	b := courier.Batch{Topic: o.Topic, Run: o.Run, Orders: o.Orders}
+	if o.Poison >= 0 {
+		b.Poison = []int{o.Poison}
+	}
+	if err := b.Write(ctx, cl); err != nil {
+		return Result{}, err
+	}
+	res := Result{Orders: o.Orders, Outage: o.Outage}
+	if err := o.Partner.Reset(ctx); err != nil {
+		return res, err
+	}
+	if _, err := o.Partner.SetFaults(ctx, partner.Faults{OutageFor: partner.Duration(o.Outage)}); err != nil {
+		return res, err
+	}
+	start := time.Now()
+
+	var calls, booked atomic.Int64
+	var stuck atomic.Pointer[stuckOn]
+	var revoked atomic.Int64
+	bookedBy := map[int32]*atomic.Int64{}
+	parts, err := partitions(ctx, adm, o.Topic)
+	if err != nil {
+		return res, err
+	}
+	res.Partitions = len(parts)
+	for _, p := range parts {
+		bookedBy[p] = new(atomic.Int64)
+	}
+	unbooked, err := brewkit.EndOffsets(ctx, adm, o.Topic)
+	if err != nil {
+		return res, err
+	}
+
+	loop := func(ctx context.Context) (Crash, error) {
+		return courierLoop(ctx, cfg, o, b.Group(), &calls, &booked, bookedBy, &stuck, &revoked)
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		for {
+			c, err := loop(runCtx)
+			if errors.Is(err, errCrash) && len(res.Crashes) < o.Restarts {
+				lag, lerr := adm.Lag(ctx, b.Group())
+				if lerr == nil {
+					if l, ok := lag[b.Group()].Lag.Lookup(o.Topic, c.Partition); ok {
+						c.Committed = l.Commit.At
+					}
+				}
+				res.Crashes = append(res.Crashes, c)
+				continue // the service restarts
+			}
+			done <- err
+			return
+		}
+	}()
+
+	lagNow := func() int64 {
+		lags, err := adm.Lag(ctx, b.Group())
+		if err != nil {
+			return -1
+		}
+		return lags[b.Group()].Lag.Total()
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	outageOver := time.After(o.Outage)
+	end := time.After(o.Outage + o.Watch)
+	inOutage := map[int32]int64{}
+	for {
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, errCrash) {
+				return res, err
+			}
+			end = time.After(0)
+			done = nil
+			continue
+		case <-tick.C:
+			if o.Progress != nil {
+				o.Progress(Second{At: time.Since(start).Round(time.Second), Calls: calls.Load(), Booked: booked.Load(), Lag: lagNow()})
+			}
+			continue
+		case <-outageOver:
+			res.CallsInOutage, res.BookedInOutage = calls.Load(), booked.Load()
+			res.LagAfterOutage = lagNow()
+			for p, n := range bookedBy {
+				inOutage[p] = n.Load()
+			}
+			continue
+		case <-end:
+		case <-ctx.Done():
+			return res, ctx.Err()
+		}
+		break
+	}
+	// The group as it stands while the loop is still stuck, before the
+	// courier leaves it.
+	res.Revoked = int(revoked.Load())
+	if groups, err := adm.DescribeGroups(ctx, b.Group()); err == nil {
+		res.Members = len(groups[b.Group()].Members)
+	}
+	res.Booked, res.CallsTotal = booked.Load(), calls.Load()
+	res.Lag = lagNow()
+	if l, err := o.Partner.Log(ctx); err == nil {
+		res.BookedTwice = len(l.Doubles())
+	}
+	stop()
+	if done != nil {
+		<-done
+	}
+	for _, p := range parts {
+		if o, ok := unbooked.Lookup(b.Topic, p); ok && o.Offset > 0 && inOutage[p] == 0 {
+			res.StalledPartitions++
+		}
+	}
+	if s := stuck.Load(); s != nil {
+		res.StuckOn, res.StuckError, res.StuckAttempts = fmt.Sprintf("%d@%d", s.partition, s.offset), s.err, s.attempts
+		res.stuckPartition, res.stuckOffset = s.partition, s.offset
+	}
+	return res, nil
+}
+
+type stuckOn struct {
+	partition int32
+	offset    int64
+	err       string
+	attempts  int64
+}
+
+// courierLoop is the naive courier: poll, book each record, retry a failed
+// one in place until it books, commit the batch. With o.Restarts it crashes
+// (returns errCrash) on a record it cannot decode, as a service that panics
+// on a malformed order.
+func courierLoop(ctx context.Context, cfg brewkit.Config, o Options, group string,
+	calls, booked *atomic.Int64, bookedBy map[int32]*atomic.Int64, stuck *atomic.Pointer[stuckOn], revoked *atomic.Int64) (Crash, error) {
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(group), kgo.ConsumeTopics(o.Topic),
+		kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
+		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+			for _, ps := range lost {
+				revoked.Add(int64(len(ps)))
+			}
+		}))
+	if err != nil {
+		return Crash{}, err
+	}
+	defer cl.CloseAllowingRebalance()
+	booker := courier.Booker{Partner: o.Partner}
+	var fc brewkit.FetchCheck
+	for {
+		fs, err := fc.Poll(ctx, cl, 0)
+		if ctx.Err() != nil {
+			return Crash{}, nil
+		}
+		if err != nil {
+			return Crash{}, err
+		}
+		for it := fs.RecordIter(); !it.Done(); {
+			r := it.Next()
+			for attempt := int64(1); ; attempt++ {
+				calls.Add(1)
+				err := booker.Book(ctx, r)
+				if err == nil {
+					booked.Add(1)
+					bookedBy[r.Partition].Add(1)
+					break
+				}
+				if ctx.Err() != nil {
+					return Crash{}, nil
+				}
+				var poison *courier.PoisonError
+				if errors.As(err, &poison) {
+					calls.Add(-1) // it never reached the partner
+					if o.Restarts > 0 {
+						return Crash{Partition: r.Partition, Offset: r.Offset}, errCrash
+					}
+				}
+				why := err.Error()
+				if poison != nil {
+					why = poison.Err.Error()
+				}
+				stuck.Store(&stuckOn{partition: r.Partition, offset: r.Offset, err: why, attempts: attempt})
+				select { // the naive retry: sleep, try again, forever
+				case <-time.After(o.Backoff):
+				case <-ctx.Done():
+					return Crash{}, nil
+				}
+			}
+			stuck.Store(nil)
+		}
+		if err := cl.CommitUncommittedOffsets(ctx); err != nil && ctx.Err() == nil {
+			return Crash{}, fmt.Errorf("committing: %w", err)
+		}
+	}
+}
+
+func partitions(ctx context.Context, adm *kadm.Client, topic string) ([]int32, error) {
+	td, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := td[topic]
+	if !ok || t.Err != nil {
+		return nil, fmt.Errorf("topic %s: %v", topic, t.Err)
+	}
+	return t.Partitions.Numbers(), nil
+}
