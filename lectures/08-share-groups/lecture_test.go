@@ -18,6 +18,9 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/crash", "-how", "drown"},
 		{"cmd/crash", "-lock", "10ms"},
 		{"cmd/describe", "-group", ""},
+		{"cmd/group-configs", "-group", ""},
+		{"cmd/baristas", "-out", "results"},
+		{"cmd/chart", "-dir", ""},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

@@ -6,8 +6,10 @@ package baristas
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
+	"github.com/brew-course/kafka/lectures/08-share-groups/groupconfigs"
 	"github.com/brew-course/kafka/lectures/08-share-groups/queue"
 )
 
@@ -89,7 +92,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		adm.DeleteGroup(dctx, group) //nolint:errcheck // and so is the group
 	}()
 	if c.Mode == Share {
-		if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {
+		if err := groupconfigs.Set(ctx, cl, group, queue.FromEarliest); err != nil {
 			return res, err
 		}
 	}
@@ -267,6 +270,23 @@ func Table(ctx context.Context, cfg brewkit.Config, base Config, counts []int, s
 		}
 	}
 	return out, nil
+}
+
+// CSVHeader is the first line WriteCSV writes: the columns the chart reads.
+var CSVHeader = []string{"mode", "consumers", "busy", "tickets", "elapsed_ms", "tickets_per_s"}
+
+// WriteCSV writes the throughput table as CSV, one row per run.
+func WriteCSV(w io.Writer, rs []Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write(CSVHeader) //nolint:errcheck // Flush reports it
+	for _, r := range rs {
+		cw.Write([]string{ //nolint:errcheck // Flush reports it
+			string(r.Config.Mode), strconv.Itoa(r.Config.Consumers), strconv.Itoa(r.Busy()), strconv.Itoa(r.Done),
+			strconv.FormatInt(r.Elapsed.Milliseconds(), 10), strconv.FormatFloat(r.PerSecond, 'f', 1, 64),
+		})
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // PrintTable writes the throughput table.

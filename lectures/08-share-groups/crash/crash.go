@@ -33,6 +33,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
+	"github.com/brew-course/kafka/lectures/08-share-groups/groupconfigs"
 	"github.com/brew-course/kafka/lectures/08-share-groups/queue"
 )
 
@@ -168,7 +169,7 @@ func (cr *crash) prepare(ctx context.Context, cl *kgo.Client, adm *kadm.Client) 
 		adm.DeleteTopics(dctx, cr.run.Topic) //nolint:errcheck // leftovers are harmless
 		adm.DeleteGroup(dctx, group)         //nolint:errcheck // and so is the group
 	}
-	if err := brewkit.SetGroupConfigs(ctx, cl, group, map[string]string{
+	if err := groupconfigs.Set(ctx, cl, group, map[string]string{
 		"share.auto.offset.reset":       "earliest",
 		"share.record.lock.duration.ms": strconv.FormatInt(cr.c.Lock.Milliseconds(), 10),
 	}); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
+	"github.com/brew-course/kafka/lectures/08-share-groups/groupconfigs"
 	"github.com/brew-course/kafka/lectures/08-share-groups/queue"
 )
 
@@ -121,7 +122,7 @@ func Demo(ctx context.Context, cfg brewkit.Config, while func(Group) error) (Gro
 		defer cancel()
 		adm.DeleteGroup(dctx, group) //nolint:errcheck // and so is the group
 	}()
-	if err := brewkit.SetGroupConfigs(ctx, cl, group, queue.FromEarliest); err != nil {
+	if err := groupconfigs.Set(ctx, cl, group, queue.FromEarliest); err != nil {
 		return g, err
 	}
 	const tickets = 30

@@ -18,6 +18,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
+	"github.com/brew-course/kafka/lectures/08-share-groups/groupconfigs"
 	"github.com/brew-course/kafka/lectures/08-share-groups/queue"
 )
 
@@ -88,7 +89,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		defer cancel()
 		adm.DeleteGroup(dctx, group) //nolint:errcheck // and so is the group
 	}()
-	if err := brewkit.SetGroupConfigs(ctx, cl, group, map[string]string{
+	if err := groupconfigs.Set(ctx, cl, group, map[string]string{
 		"share.auto.offset.reset":    "earliest",
 		"share.delivery.count.limit": strconv.Itoa(c.Limit),
 	}); err != nil {

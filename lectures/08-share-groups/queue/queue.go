@@ -16,7 +16,7 @@ import (
 )
 
 // FromEarliest is the group config that makes a new share group start at
-// the beginning of its topics (brewkit.SetGroupConfigs sets it): a share
+// the beginning of its topics (groupconfigs.Set sets it): a share
 // group reads from the latest offset unless share.auto.offset.reset says
 // earliest.
 var FromEarliest = map[string]string{"share.auto.offset.reset": "earliest"}
@@ -37,19 +37,26 @@ func ShareOpts(group, topic string, max int32) []kgo.Opt {
 // Tickets writes n drink tickets to topic, keyed by shop, and returns when
 // all are acknowledged.
 func Tickets(ctx context.Context, cl *kgo.Client, topic string, n int) error {
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 8))
-	recs := make([]*kgo.Record, n)
-	for i := range recs {
-		e := brewkit.NewOrder(rng, int64(i+1), time.Now())
-		r := e.Record(topic)
-		r.Key = []byte(e.ShopID) // tickets need no order per key: any barista takes any
-		r.Headers = append(r.Headers, kgo.RecordHeader{Key: "ticket", Value: []byte(strconv.Itoa(i + 1))})
-		recs[i] = r
-	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+	if err := cl.ProduceSync(ctx, NewTickets(topic, 1, n)...).FirstErr(); err != nil {
 		return fmt.Errorf("writing tickets to %s: %w", topic, err)
 	}
 	return nil
+}
+
+// NewTickets makes n drink tickets for topic, numbered from first, keyed by
+// shop.
+func NewTickets(topic string, first, n int) []*kgo.Record {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 8))
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		num := first + i
+		e := brewkit.NewOrder(rng, int64(num), time.Now())
+		r := e.Record(topic)
+		r.Key = []byte(e.ShopID) // tickets need no order per key: any barista takes any
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: "ticket", Value: []byte(strconv.Itoa(num))})
+		recs[i] = r
+	}
+	return recs
 }
 
 // Ticket is a record's ticket number (0 when it has none).

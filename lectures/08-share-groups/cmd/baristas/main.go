@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -25,9 +26,10 @@ func main() {
 	flag.IntVar(&c.Tickets, "tickets", c.Tickets, "tickets to make")
 	flag.DurationVar(&c.Work, "work", c.Work, "time per ticket")
 	table := flag.Bool("table", false, "measure share and consumer groups with 1, 3 and 6 consumers on one partition")
+	out := flag.String("out", "", "with -table: also write the table to DIR/throughput.csv, which chart draws")
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: baristas [-mode share|group] [-consumers 6] [-partitions 1] [-tickets 120] [-work 20ms] [-table] [-json]\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: baristas [-mode share|group] [-consumers 6] [-partitions 1] [-tickets 120] [-work 20ms] [-table [-out DIR]] [-json]\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -38,15 +40,27 @@ func main() {
 	fc.Require(*partitions >= 1 && *partitions <= 100, "partitions", *partitions, "must be between 1 and 100")
 	fc.Require(c.Tickets >= 1, "tickets", c.Tickets, "must be at least 1")
 	fc.Require(c.Work >= 0, "work", c.Work, "must not be negative")
+	fc.Require(*out == "" || *table, "out", *out, "goes with -table")
 	fc.NoArgs()
 	fc.ExitOnUsageError("baristas")
 	c.Partitions = int32(*partitions)
 	say := func(s string) { fmt.Fprintln(os.Stderr, s) }
 	brewkit.Main("baristas", func(ctx context.Context, cfg brewkit.Config) error {
 		if *table {
+			if *out != "" {
+				// Before the measurement, not after it.
+				if fi, err := os.Stat(*out); err != nil || !fi.IsDir() {
+					return fmt.Errorf("-out %s: not a directory", *out)
+				}
+			}
 			rs, err := baristas.Table(ctx, cfg, c, []int{1, 3, 6}, say)
 			if err != nil {
 				return err
+			}
+			if *out != "" {
+				if err := writeCSV(filepath.Join(*out, "throughput.csv"), rs); err != nil {
+					return err
+				}
 			}
 			if *asJSON {
 				return json.NewEncoder(os.Stdout).Encode(rs)
@@ -64,4 +78,21 @@ func main() {
 		r.Print(os.Stdout)
 		return nil
 	})
+}
+
+// writeCSV writes the throughput table to path.
+func writeCSV(path string, rs []baristas.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := baristas.WriteCSV(f, rs); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	fmt.Fprintln(os.Stderr, "wrote", path)
+	return nil
 }
