@@ -20,6 +20,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/preferred-leader", "-topic", ""},
 		{"cmd/preferred-leader", "-topic", "bad/name"},
 		{"cmd/failover", "-topic", ""},
+		{"cmd/timeline", "-in", ""},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

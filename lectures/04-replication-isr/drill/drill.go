@@ -66,6 +66,25 @@ type Report struct {
 	Duplicated int64         `json:"duplicated"` // extra copies in the log: one order at two offsets
 	SlowAcks   int64         `json:"slow_acks"`  // acknowledged after more than a second
 	MaxAck     time.Duration `json:"max_ack"`
+
+	// Timeline samples the drilled partition and the acknowledged orders
+	// every quarter second; Events are what the drill did, when.
+	Timeline []Sample `json:"timeline"`
+	Events   []Event  `json:"events"`
+}
+
+// Sample is the drilled partition and the orders acknowledged so far at one moment.
+type Sample struct {
+	At     time.Duration `json:"at"`     // since the drill began
+	Leader int32         `json:"leader"` // -1: no leader
+	ISR    []int32       `json:"isr"`
+	Acked  int64         `json:"acked"`
+}
+
+// Event is one step of the drill, for the timeline's markers.
+type Event struct {
+	At   time.Duration `json:"at"`
+	What string        `json:"what"`
 }
 
 // Run performs the drill on the cluster behind cfg, stopping and starting
@@ -136,6 +155,7 @@ type drill struct {
 	writes   *writeWatch
 	consumer *consumer
 	prod     *producer
+	sampler  *sampler
 }
 
 func newDrill(c Config, cfg brewkit.Config, nodes brewkit.NodeControl, say func(string)) *drill {
@@ -149,6 +169,11 @@ func newDrill(c Config, cfg brewkit.Config, nodes brewkit.NodeControl, say func(
 // step narrates one event, stamped with the seconds since the drill began.
 func (d *drill) step(format string, args ...any) {
 	d.say(fmt.Sprintf("%6.1fs  ", time.Since(d.start).Seconds()) + fmt.Sprintf(format, args...))
+}
+
+// mark notes an event for the timeline.
+func (d *drill) mark(what string) {
+	d.rep.Events = append(d.rep.Events, Event{At: time.Since(d.start), What: what})
 }
 
 // partition returns the drilled partition as the metadata shows it now.
@@ -205,15 +230,20 @@ func (d *drill) startTraffic(ctx context.Context, fail context.CancelCauseFunc) 
 	if err != nil {
 		return err
 	}
+	d.sampler = startSampler(ctx, d)
 	d.step("producing %d orders/s with acks=all (idempotent) to %s; a consumer reads them", d.c.Rate, d.c.Topic)
 	d.step("partition %d: leader %d, ISR %v", d.rep.Partition, d.rep.Stopped, d.rep.ISRBefore)
 	return brewkit.Sleep(ctx, d.c.Steady)
 }
 
-// stopTraffic stops whatever startTraffic started: the producer, then the consumer.
+// stopTraffic stops whatever startTraffic started: the producer, then the
+// consumer and the sampler.
 func (d *drill) stopTraffic() {
 	if d.prod != nil {
 		d.prod.stop()
+	}
+	if d.sampler != nil {
+		d.sampler.stop()
 	}
 	if d.consumer != nil {
 		d.consumer.stop()
@@ -225,6 +255,7 @@ func (d *drill) stopTraffic() {
 // and lets the traffic run for c.Steady.
 func (d *drill) stopLeader(ctx context.Context) error {
 	d.step("stopping node %d, the leader of partition %d (%s)", d.rep.Stopped, d.rep.Partition, d.rep.Signal)
+	d.mark(fmt.Sprintf("stop node %d, the leader", d.rep.Stopped))
 	stopAt := time.Now()
 	d.writes.since(stopAt, d.rep.Stopped)
 	// Watch the metadata while the node stops: a graceful stop hands
@@ -282,6 +313,7 @@ func (d *drill) stopSecondNode(ctx context.Context) error {
 	d.prod.pause()
 	d.rep.Second = secondNode(d.rep)
 	d.step("pausing the producer; stopping node %d as well (%s)", d.rep.Second, d.rep.Signal)
+	d.mark(fmt.Sprintf("pause the producer, stop node %d", d.rep.Second))
 	if err := d.nodes.StopNode(ctx, int(d.rep.Second), d.c.Kill); err != nil {
 		return fmt.Errorf("stopping node %d: %w", d.rep.Second, err)
 	}
@@ -297,6 +329,7 @@ func (d *drill) stopSecondNode(ctx context.Context) error {
 	one := probe(ctx, d.cfg, d.c.Topic, d.rep.Partition, kgo.LeaderAck(), d.rep.Run)
 	d.rep.AcksOneErr, d.rep.AcksOneOffset = one.err, one.offset
 	d.step("acks=1   to partition %d: %s", d.rep.Partition, orOK(one.String()))
+	d.mark(fmt.Sprintf("acks=all %s, acks=1 %s", outcome(d.rep.AcksAllErr), outcome(one.err)))
 	return nil
 }
 
@@ -309,6 +342,7 @@ func (d *drill) restartNodes(ctx context.Context) error {
 			continue
 		}
 		d.step("starting node %d", n)
+		d.mark(fmt.Sprintf("start node %d", n))
 		if err := d.nodes.StartNode(ctx, int(n)); err != nil {
 			return fmt.Errorf("starting node %d: %w", n, err)
 		}
@@ -321,6 +355,7 @@ func (d *drill) restartNodes(ctx context.Context) error {
 		return fmt.Errorf("the ISR did not fill up again: %w", err)
 	}
 	d.rep.ISRFullAfter = time.Since(restartAt)
+	d.mark("full ISR, producer resumed")
 	d.step("every partition of %s has its full ISR again, %s after the first restart", d.c.Topic, d.rep.ISRFullAfter.Round(time.Millisecond))
 	d.prod.resume()
 	return brewkit.Sleep(ctx, d.c.Steady)
@@ -330,6 +365,7 @@ func (d *drill) restartNodes(ctx context.Context) error {
 // acknowledged order (up to 30 s), and counts.
 func (d *drill) count(ctx context.Context) error {
 	d.prod.stop()
+	d.mark("producer stopped")
 	d.step("producer stopped; waiting for the consumer to read every acknowledged order")
 	_ = brewkit.WaitFor(ctx, 30*time.Second, poll, d.tally.allAckedRead)
 	d.consumer.stop()
@@ -337,6 +373,7 @@ func (d *drill) count(ctx context.Context) error {
 		return err
 	}
 	d.tally.fill(&d.rep)
+	d.rep.Timeline = d.sampler.stop()
 	d.step("sent %d, acknowledged %d, read %d, lost %d, duplicated %d", d.rep.Sent, d.rep.Acked, d.rep.Read, d.rep.Lost, d.rep.Duplicated)
 	return nil
 }
@@ -376,6 +413,14 @@ func secondNode(rep Report) int32 {
 		}
 	}
 	return rep.NewLeader
+}
+
+// outcome is a probe's result in a word, for the timeline.
+func outcome(err string) string {
+	if err != "" {
+		return "refused"
+	}
+	return "written"
 }
 
 func orOK(s string) string {

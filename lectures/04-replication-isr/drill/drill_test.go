@@ -3,6 +3,9 @@ package drill_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -53,6 +56,13 @@ func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 	}
 	t.Logf("measured: elected %s, serving %s, ISR shrank %s, ISR full again %s after the restarts, slowest ack %s",
 		rep.ElectedAfter, rep.ServingAfter, rep.ISRShrunkAfter, rep.ISRFullAfter, rep.MaxAck)
+	checkTimeline(t, rep)
+	if !env.Simulated && os.Getenv("BREW_UPDATE_RESULTS") == "1" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile("../results/drill.json", append(b, '\n'), 0o644))
+		t.Log("wrote ../results/drill.json; `make timeline-chart` draws it")
+	}
 
 	var out bytes.Buffer
 	rep.Print(&out)
@@ -64,6 +74,48 @@ func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 		return // the README shows real Kafka; the simulation may drill another partition
 	}
 	brewtest.MatchesReadme(t, "../README.md", "failover-second", out.String())
+}
+
+// checkTimeline holds the timeline the picture is drawn from to what the
+// drill did: the stopped leader leads before its stop and never after, the
+// ISR is down to one replica while the second node is stopped, no order is
+// acknowledged while the producer is paused, and the ISR ends full.
+func checkTimeline(t *testing.T, rep drill.Report) {
+	t.Helper()
+	require.NotEmpty(t, rep.Timeline)
+	at := func(prefix string) time.Duration {
+		for _, e := range rep.Events {
+			if strings.HasPrefix(e.What, prefix) {
+				return e.At
+			}
+		}
+		t.Fatalf("no event %q in %+v", prefix, rep.Events)
+		return 0
+	}
+	stop := at(fmt.Sprintf("stop node %d", rep.Stopped))
+	second := at(fmt.Sprintf("pause the producer, stop node %d", rep.Second))
+	restart := at(fmt.Sprintf("start node %d", rep.Second))
+	var ledBefore, oneInSync bool
+	var pausedAcks []int64
+	for _, s := range rep.Timeline {
+		switch {
+		case s.At < stop:
+			ledBefore = ledBefore || s.Leader == rep.Stopped
+		case s.At > stop+rep.ElectedAfter+time.Second && s.At < restart:
+			require.NotEqual(t, rep.Stopped, s.Leader, "the stopped node leads at %s", s.At)
+		}
+		if s.At > second && s.At < restart {
+			oneInSync = oneInSync || len(s.ISR) == 1
+			pausedAcks = append(pausedAcks, s.Acked)
+		}
+	}
+	require.True(t, ledBefore, "node %d leads before its stop", rep.Stopped)
+	require.True(t, oneInSync, "one replica in sync while the second node is down")
+	require.NotEmpty(t, pausedAcks)
+	require.Equal(t, pausedAcks[0], pausedAcks[len(pausedAcks)-1], "orders acknowledged while the producer was paused")
+	last := rep.Timeline[len(rep.Timeline)-1]
+	require.Len(t, last.ISR, len(rep.ISRBefore), "the ISR is full at the end")
+	require.Equal(t, rep.Acked, last.Acked, "the last sample counts every acknowledged order")
 }
 
 // The drill's consumer cannot fetch: the drill stops at once with the reason

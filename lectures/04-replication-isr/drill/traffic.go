@@ -51,6 +51,12 @@ func (t *tally) done(seq int64, took time.Duration, err error) {
 	t.maxAck = max(t.maxAck, took)
 }
 
+func (t *tally) ackedCount() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return int64(len(t.acked))
+}
+
 func (t *tally) got(seq int64, at position) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -26,8 +26,9 @@ func main() {
 	flag.BoolVar(&c.Second, "second", false, "also stop a second node: acks=all fails with NOT_ENOUGH_REPLICAS, acks=1 still writes")
 	flag.BoolVar(&c.Kill, "kill", false, "stop nodes with SIGKILL (a crash) instead of SIGTERM")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
+	save := flag.String("save", "", "also write the report as JSON to this file, for the timeline picture (cmd/timeline draws it)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: failover [-second] [-kill] [-topic T] [-partition P] [-rate N] [-steady D] [-json]\n\n"+
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: failover [-second] [-kill] [-topic T] [-partition P] [-rate N] [-steady D] [-json] [-save FILE]\n\n"+
 			"Stops and starts nodes of the stand that is up in this checkout (make up).\n\n")
 		flag.PrintDefaults()
 	}
@@ -43,11 +44,11 @@ func main() {
 
 	brewkit.Main("failover", func(ctx context.Context, cfg brewkit.Config) error {
 		// Not a quiet stop: the drill may have left nodes stopped.
-		return brewkit.LeftBehind(run(ctx, cfg, c, *asJSON), "nodes the drill stopped stay stopped: start them with `make restore`")
+		return brewkit.LeftBehind(run(ctx, cfg, c, *asJSON, *save), "nodes the drill stopped stay stopped: start them with `make restore`")
 	})
 }
 
-func run(ctx context.Context, cfg brewkit.Config, c drill.Config, asJSON bool) error {
+func run(ctx context.Context, cfg brewkit.Config, c drill.Config, asJSON bool, save string) error {
 	s, err := stand.FindRunning("the drill stops and starts nodes")
 	if err != nil {
 		return err
@@ -56,6 +57,16 @@ func run(ctx context.Context, cfg brewkit.Config, c drill.Config, asJSON bool) e
 	rep, err := drill.Run(ctx, c, cfg, s, say)
 	if err != nil {
 		return err
+	}
+	if save != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(save, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("saving the report: %w", err)
+		}
+		say("report saved to " + save)
 	}
 	if asJSON {
 		return json.NewEncoder(os.Stdout).Encode(rep)
