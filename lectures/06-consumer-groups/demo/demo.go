@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		}
 	}()
 
-	say("group %s on %s (%d partitions, %s protocol), %d orders/s", topic, topic, Partitions, c.Protocol, c.Rate)
+	say("group %s on %s (%d partitions, %s), %d orders/s", topic, topic, Partitions, c.Protocol.Label(), c.Rate)
 	join := func(name string) error {
 		m := groups.Member{Name: name, Group: topic, Topic: topic, Protocol: c.Protocol, Work: c.Work}
 		p, err := log.StartProcess(cfg, c.Member, m, emit)

@@ -36,6 +36,18 @@ const (
 // Protocols lists them in the lecture's order.
 var Protocols = []Protocol{Eager, Cooperative, Consumer}
 
+// Label names the group protocol and, for the classic one, its rebalance
+// mode: "classic eager", "classic cooperative", "consumer".
+func (p Protocol) Label() string {
+	if p == Consumer {
+		return string(p)
+	}
+	return "classic " + string(p)
+}
+
+// ProtocolUsage is the -protocol flag's help.
+const ProtocolUsage = "eager or cooperative (the classic protocol's two rebalance modes), or consumer (the KIP-848 protocol)"
+
 // ParseProtocol accepts eager, cooperative and consumer.
 func ParseProtocol(s string) (Protocol, error) {
 	p := Protocol(strings.ToLower(strings.TrimSpace(s)))

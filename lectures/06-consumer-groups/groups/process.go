@@ -108,7 +108,7 @@ func ServeProcess(name string, args []string) {
 	fs.StringVar(&m.Name, "name", "m", "member name")
 	fs.StringVar(&m.Group, "group", "", "group")
 	fs.StringVar(&m.Topic, "topic", "", "topic")
-	proto := fs.String("protocol", string(Cooperative), "eager, cooperative or consumer")
+	proto := fs.String("protocol", string(Cooperative), ProtocolUsage)
 	fs.DurationVar(&m.Work, "work", 2*time.Millisecond, "time per record")
 	fs.Parse(args) //nolint:errcheck // ExitOnError
 	var fc brewkit.FlagCheck

@@ -7,6 +7,7 @@
 package timeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,24 @@ type Row struct {
 	Processed      int             `json:"processed"`
 	ProcessedTwice int             `json:"processed_twice"`
 	Unprocessed    int             `json:"unprocessed"` // produced, never processed: must be 0
+
+	// The run as it unfolded, for the picture (Chart): who owned each
+	// partition when, and when c joined and b was killed, each measured
+	// from the start of the run (members a and b starting).
+	Owners    []Span        `json:"owners"`
+	JoinAt    time.Duration `json:"join_at"`
+	KillAt    time.Duration `json:"kill_at"`
+	End       time.Duration `json:"end"`
+	Simulated bool          `json:"simulated,omitempty"` // measured on the embedded simulation
+}
+
+// Span is one member's ownership of one partition, from when it was assigned
+// until it was revoked or lost, or the member died.
+type Span struct {
+	Partition int32         `json:"partition"`
+	Member    string        `json:"member"`
+	From      time.Duration `json:"from"`
+	To        time.Duration `json:"to"`
 }
 
 // Run measures each protocol in turn.
@@ -75,6 +94,9 @@ func runOne(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol
 		return r.row, err
 	}
 	defer cl.Close()
+	if r.row.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
+		return r.row, err
+	}
 	var drop func(context.Context) error
 	if r.topic, drop, err = brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: fmt.Sprintf("brew.timeline.%s.", p), Partitions: 6}); err != nil {
 		return r.row, err
@@ -115,8 +137,10 @@ type rebalances struct {
 
 	rec     groups.Log // the members' events; a member's failure ends every wait
 	members []*groups.Process
+	startAt time.Time            // members a and b started
 	joinAt  time.Time            // member c joined
 	killAt  time.Time            // member b was killed
+	doneAt  time.Time            // every order was processed; a and c are stopped after
 	dead    map[string]time.Time // the killed member and when
 }
 
@@ -200,6 +224,7 @@ func (r *rebalances) produce(ctx context.Context, cl *kgo.Client) (stop func()) 
 // so once they do: a member or a write that fails at once is then the only
 // thing said.
 func (r *rebalances) firstTwoJoin(ctx context.Context) error {
+	r.startAt = time.Now()
 	if err := r.add("a"); err != nil {
 		return err
 	}
@@ -252,6 +277,7 @@ func (r *rebalances) finishBacklog(ctx context.Context) error {
 	err := r.rec.WaitFor(ctx, time.Minute, 200*time.Millisecond, func() bool {
 		return distinctProcessed(r.rec.Events()) >= r.row.Produced
 	})
+	r.doneAt = time.Now()
 	for _, m := range []*groups.Process{r.members[0], r.members[2]} {
 		m.Stop(syscall.SIGTERM)
 	}
@@ -268,6 +294,9 @@ func (r *rebalances) measure() {
 	ev := r.rec.Events()
 	r.row.Join = phase(ev, r.joinAt, r.killAt, nil)
 	r.row.Kill = phase(ev, r.killAt, time.Now(), r.dead)
+	// The picture ends before a and c are stopped, which revokes everything.
+	r.row.Owners = spans(ev, r.startAt, r.doneAt, r.dead)
+	r.row.JoinAt, r.row.KillAt, r.row.End = r.joinAt.Sub(r.startAt), r.killAt.Sub(r.startAt), r.doneAt.Sub(r.startAt)
 	seen := map[[2]int64]int{}
 	for _, e := range ev {
 		if e.Kind == "processed" {
@@ -365,6 +394,61 @@ func phase(ev []groups.Event, from, to time.Time, dead map[string]time.Time) Pha
 	return ph
 }
 
+// spans replays the assignment events from start to end: each member's
+// ownership of each partition, measured from start. An ownership ends when
+// its partition is revoked or lost, given to another member, or its owner
+// dies (dead); what is still owned at end ends there.
+func spans(ev []groups.Event, start, end time.Time, dead map[string]time.Time) []Span {
+	slices.SortStableFunc(ev, func(a, b groups.Event) int { return a.At.Compare(b.At) })
+	var out []Span
+	open := map[int32]Span{}
+	closeAt := func(p int32, at time.Time) {
+		if s, ok := open[p]; ok {
+			s.To = at.Sub(start)
+			out = append(out, s)
+			delete(open, p)
+		}
+	}
+	// deaths closes, up to t, what the dead members still owned.
+	deaths := func(t time.Time) {
+		for p, s := range open {
+			if at, ok := dead[s.Member]; ok && !t.Before(at) {
+				closeAt(p, at)
+			}
+		}
+	}
+	for _, e := range ev {
+		if e.At.After(end) {
+			break
+		}
+		deaths(e.At)
+		switch e.Kind {
+		case "assigned":
+			for _, p := range e.Partitions {
+				if s, ok := open[p]; ok && s.Member == e.Member {
+					continue // already its owner
+				}
+				closeAt(p, e.At)
+				open[p] = Span{Partition: p, Member: e.Member, From: e.At.Sub(start)}
+			}
+		case "revoked", "lost":
+			for _, p := range e.Partitions {
+				if open[p].Member == e.Member {
+					closeAt(p, e.At)
+				}
+			}
+		}
+	}
+	deaths(end)
+	for p := range open {
+		closeAt(p, end)
+	}
+	slices.SortFunc(out, func(a, b Span) int {
+		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.From, b.From))
+	})
+	return out
+}
+
 func ownedBy(o map[int32]string, name string) []int32 {
 	var out []int32
 	for p, m := range o {
@@ -398,7 +482,7 @@ func distinctProcessed(ev []groups.Event) int {
 func Print(w io.Writer, rows []Row) {
 	t := brewkit.NewTable(w, "PROTOCOL", "JOINED: PAUSED", "LONGEST", "KILLED: PAUSED", "LONGEST", "PROCESSED TWICE")
 	for _, r := range rows {
-		t.Row(r.Protocol, r.Join.Paused, r.Join.Longest.Round(10*time.Millisecond), r.Kill.Paused, r.Kill.Longest.Round(10*time.Millisecond), r.ProcessedTwice)
+		t.Row(r.Protocol.Label(), r.Join.Paused, r.Join.Longest.Round(10*time.Millisecond), r.Kill.Paused, r.Kill.Longest.Round(10*time.Millisecond), r.ProcessedTwice)
 	}
 	t.Flush()
 }

@@ -1,7 +1,9 @@
 package timeline_test
 
 import (
+	"bytes"
 	"context"
+	"image/png"
 	"strings"
 	"testing"
 	"time"
@@ -36,11 +38,42 @@ func TestRebalanceTimelineReadme(t *testing.T) {
 			require.Equal(t, 2, r.Kill.Paused, "%s: a death stops only the dead member's partitions", r.Protocol)
 		}
 		require.GreaterOrEqual(t, r.Kill.Longest, 4*time.Second, "%s: the dead member is noticed after its session times out (6 s)", r.Protocol)
+		checkOwners(t, r)
 	}
+	// The picture of this run, as make rebalance-chart draws it.
+	var img bytes.Buffer
+	require.NoError(t, timeline.WriteChart(&img, rows))
+	_, err = png.Decode(&img)
+	require.NoError(t, err)
 	var b strings.Builder
 	timeline.Print(&b, rows)
 	t.Log("\n" + b.String())
 	if !env.Simulated {
 		brewtest.MatchesReadme(t, "../README.md", "rebalance-timeline", b.String())
 	}
+}
+
+// checkOwners holds the ownerships the picture draws to the run: a partition
+// never has two owners at once, b owns nothing once killed, every partition
+// has an owner at the end, and the partitions whose ownership ends and begins
+// again while c joins are the ones the table counts as paused.
+func checkOwners(t *testing.T, r timeline.Row) {
+	t.Helper()
+	last := map[int32]time.Duration{}
+	restarted := map[int32]bool{}
+	for _, s := range r.Owners {
+		require.GreaterOrEqual(t, s.From, last[s.Partition], "%s: partition %d has two owners at once: %+v", r.Protocol, s.Partition, s)
+		last[s.Partition] = s.To
+		if s.Member == "b" {
+			require.LessOrEqual(t, s.To, r.KillAt, "%s: b owns nothing once killed", r.Protocol)
+		}
+		if s.From > r.JoinAt && s.From < r.KillAt {
+			restarted[s.Partition] = true
+		}
+	}
+	require.Len(t, last, 6, "%s: every partition had an owner", r.Protocol)
+	for p, to := range last {
+		require.Equal(t, r.End, to, "%s: partition %d is owned at the end", r.Protocol, p)
+	}
+	require.Len(t, restarted, r.Join.Paused, "%s: the partitions c's join stopped", r.Protocol)
 }

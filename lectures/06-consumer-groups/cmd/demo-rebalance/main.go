@@ -23,7 +23,7 @@ func main() {
 		return
 	}
 	c := demo.Defaults
-	proto := flag.String("protocol", string(c.Protocol), "eager, cooperative or consumer (KIP-848)")
+	proto := flag.String("protocol", string(c.Protocol), groups.ProtocolUsage)
 	flag.DurationVar(&c.Hold, "hold", c.Hold, "how long each step runs once the group has settled")
 	flag.IntVar(&c.Rate, "rate", c.Rate, "orders per second")
 	flag.DurationVar(&c.Work, "work", c.Work, "processing time per order")

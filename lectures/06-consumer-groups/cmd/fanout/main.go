@@ -19,7 +19,7 @@ import (
 func main() {
 	c := fanout.Defaults
 	flag.IntVar(&c.Orders, "orders", c.Orders, "orders to write")
-	proto := flag.String("protocol", string(c.Protocol), "eager, cooperative or consumer (KIP-848)")
+	proto := flag.String("protocol", string(c.Protocol), groups.ProtocolUsage)
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: fanout [-orders 600] [-protocol eager|cooperative|consumer] [-json]\n\n")

@@ -24,7 +24,7 @@ func main() {
 	flag.StringVar(&m.Name, "name", fmt.Sprintf("m-%d", os.Getpid()), "this member's name in the output")
 	flag.StringVar(&m.Group, "group", "brew.kitchen", "consumer group")
 	flag.StringVar(&m.Topic, "topic", brewkit.Orders.Name, "topic to read")
-	proto := flag.String("protocol", string(groups.Cooperative), "eager, cooperative or consumer (KIP-848)")
+	proto := flag.String("protocol", string(groups.Cooperative), groups.ProtocolUsage)
 	flag.DurationVar(&m.Work, "work", 100*time.Millisecond, "processing time per record")
 	flag.StringVar(&m.InstanceID, "instance-id", "", "group.instance.id: a static member")
 	quiet := flag.Bool("quiet", false, "print assignments only, not each record")
@@ -50,7 +50,7 @@ func main() {
 		enc := json.NewEncoder(os.Stdout)
 		m.OnStart = func() { // once the settings and the cluster are good
 			if !*asJSON { // stdout stays JSON lines with -json
-				fmt.Printf("%s joins group %s on %s (%s protocol); Ctrl-C leaves\n", m.Name, m.Group, m.Topic, m.Protocol)
+				fmt.Printf("%s joins group %s on %s (%s); Ctrl-C leaves\n", m.Name, m.Group, m.Topic, m.Protocol.Label())
 			}
 		}
 		return m.Run(ctx, cfg, func(e groups.Event) {
