@@ -128,7 +128,7 @@ func TestGrade(t *testing.T) {
 	}()
 	start := time.Now()
 	made := map[int]int{} // by either barista
-	first := 0 // drinks barista-1 made
+	first := 0            // drinks barista-1 made
 	note := func(l line) {
 		switch l.what {
 		case "made":
@@ -156,7 +156,8 @@ func TestGrade(t *testing.T) {
 		t.Fatalf("killing the barista process: %v", err)
 	}
 	cmd.Wait() //nolint:errcheck // killed
-	for l := range lines { // what it said before it died
+	// What it said before it died.
+	for l := range lines {
 		note(l)
 	}
 	killedAt := first
