@@ -1,0 +1,52 @@
+package workers_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/workers"
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+)
+
+// Workers per partition and per key book several times faster than one
+// loop, keep every order's events in order and commit everything they
+// booked; a goroutine per record is faster still and books events out of
+// order.
+func TestWorkersAreFasterAndKeepOrderReadme(t *testing.T) {
+	env := brewtest.Cluster(t)
+	run, addr, err := partner.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { run.Close() })
+	o := workers.Defaults
+	o.Topic = env.FreshTopic(t, "courier-workers", 6)
+	o.Run, o.Partner = "workers-test", partner.NewClient(addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rows, err := workers.Table(ctx, env.Config, o, func(s string) { t.Log(s) })
+	require.NoError(t, err)
+	require.Len(t, rows, 4)
+
+	byMode := map[workers.Mode]workers.Row{}
+	for _, r := range rows {
+		byMode[r.Mode] = r
+		require.Zero(t, r.Uncommitted, "%s: every booked record committed", r.Mode)
+	}
+	require.Equal(t, 6, byMode[workers.Partition].Goroutines, "a goroutine per partition, up to 6")
+	for _, m := range []workers.Mode{workers.Plain, workers.Partition, workers.Key} {
+		require.Zero(t, byMode[m].OutOfOrder, "%s keeps each order's events in order", m)
+	}
+	require.GreaterOrEqual(t, byMode[workers.Partition].Speedup, 2.0, "polls bring a few partitions at a time, and each waits for its slowest")
+	require.GreaterOrEqual(t, byMode[workers.Key].Speedup, 5.0)
+	require.Greater(t, byMode[workers.Key].PerSecond, byMode[workers.Partition].PerSecond, "16 workers beat 6 partitions")
+	require.Positive(t, byMode[workers.Record].OutOfOrder, "a goroutine per record loses the order")
+
+	var b strings.Builder
+	workers.Print(&b, o, rows)
+	t.Log("\n" + b.String())
+	brewtest.MatchesReadme(t, "../README.md", "workers", b.String())
+}
