@@ -155,7 +155,7 @@ func Run(ctx context.Context, cfg brewkit.Config, d Demo, pc *partner.Client, sa
 	if _, herr := pc.SetFaults(hctx, partner.Faults{}); herr != nil && err == nil {
 		err = fmt.Errorf("making the partner healthy again: %w", herr)
 	}
-	if err == nil && ctx.Err() == nil && lctx.Err() != nil {
+	if err != nil && ctx.Err() == nil && lctx.Err() != nil {
 		err = fmt.Errorf("%d of %d events still neither booked nor dead-lettered after %s", d.Orders-res.Stats.Resolved, d.Orders, d.Limit)
 	}
 	if err == nil {
@@ -337,11 +337,12 @@ func (r Result) Print(w io.Writer) {
 		if total == 0 {
 			fmt.Fprintf(w, "order per key: 0 bookings out of order (each order's events booked in their order)\n")
 		} else {
-			fmt.Fprintf(w, "order per key: %d bookings out of order, in %d of %d orders (an earlier event of the order booked after a later one)\n",
+			fmt.Fprintf(w, "order per key: %d bookings out of order in %d of %d orders (an earlier event booked after a later one of its order)\n",
 				total, len(ooo), len(r.OrderIDs))
 		}
 	}
-	fmt.Fprintf(w, "all done in %.1fs\n", r.Stats.Took.Seconds())
+	median, longest := r.Stats.Waited()
+	fmt.Fprintf(w, "from event to booking: median %.1fs, longest %.1fs; all done in %.1fs\n", median.Seconds(), longest.Seconds(), r.Stats.Took.Seconds())
 }
 
 // Keys returns the keys with bookings out of order, sorted.

@@ -150,12 +150,14 @@ type StageStats struct {
 // Booking is one booking call the partner answered with a booking, in the
 // order the courier made them.
 type Booking struct {
-	OrderID  string    `json:"order_id"`
-	Seq      int64     `json:"seq"`     // the event's running number in its batch
-	Stage    int       `json:"stage"`   // 0 the orders topic, 1.. the retry topics
-	Attempt  int       `json:"attempt"` // the courier's handling of the record, from 1
-	At       time.Time `json:"at"`
-	Replayed bool      `json:"replayed,omitempty"`
+	OrderID string    `json:"order_id"`
+	Seq     int64     `json:"seq"`     // the event's running number in its batch
+	Stage   int       `json:"stage"`   // 0 the orders topic, 1.. the retry topics
+	Attempt int       `json:"attempt"` // the courier's handling of the record, from 1
+	At      time.Time `json:"at"`
+	// Waited is how long after the order's event the booking came.
+	Waited   time.Duration `json:"waited"`
+	Replayed bool          `json:"replayed,omitempty"`
 }
 
 // DeadLetter is a record the courier sent to the dead-letter topic.
@@ -191,6 +193,20 @@ func (s Stats) OutOfOrder() map[string]int {
 		maxSeq[b.OrderID] = b.Seq
 	}
 	return out
+}
+
+// Waited returns the median and the longest wait of the bookings, from
+// their event to the booking.
+func (s Stats) Waited() (median, longest time.Duration) {
+	if len(s.Bookings) == 0 {
+		return 0, 0
+	}
+	ws := make([]time.Duration, 0, len(s.Bookings))
+	for _, b := range s.Bookings {
+		ws = append(ws, b.Waited)
+	}
+	slices.Sort(ws)
+	return ws[len(ws)/2], ws[len(ws)-1]
 }
 
 type tp struct {
@@ -443,8 +459,9 @@ func (r *runner) handle(ctx context.Context, st int, rec *kgo.Record) bool {
 	m.attempts++
 	if kind == courier.Done {
 		s.Booked++
+		now := time.Now()
 		r.stats.Bookings = append(r.stats.Bookings, Booking{OrderID: ev.OrderID, Seq: ev.Seq, Stage: st, Attempt: m.attempts,
-			At: time.Now(), Replayed: header(rec, "replay") != ""})
+			At: now, Waited: now.Sub(ev.At), Replayed: header(rec, "replay") != ""})
 		r.unpark(key, m.origin)
 		r.resolve(m.origin)
 		return false
