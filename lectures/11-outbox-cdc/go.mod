@@ -3,7 +3,7 @@ module github.com/brew-course/kafka/lectures/11-outbox-cdc
 go 1.26.0
 
 require (
-	github.com/brew-course/kafka/pkg/brewkit v0.0.0-00010101000000-000000000000
+	github.com/brew-course/kafka/pkg/brewkit v0.0.0
 	github.com/jackc/pgx/v5 v5.13.0
 )
 
