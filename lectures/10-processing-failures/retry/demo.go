@@ -341,6 +341,10 @@ func (r Result) Print(w io.Writer) {
 				total, len(ooo), len(r.OrderIDs))
 		}
 	}
+	if len(r.Stats.Bookings) == 0 {
+		fmt.Fprintf(w, "nothing booked; all done in %.1fs\n", r.Stats.Took.Seconds())
+		return
+	}
 	median, longest := r.Stats.Waited()
 	fmt.Fprintf(w, "from event to booking: median %.1fs, longest %.1fs; all done in %.1fs\n", median.Seconds(), longest.Seconds(), r.Stats.Took.Seconds())
 }
