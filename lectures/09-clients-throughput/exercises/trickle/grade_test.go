@@ -68,6 +68,10 @@ func TestGrade(t *testing.T) {
 	t.Logf("defaults: %d requests, median %s, p99 %s; yours: %d requests, median %s, p99 %s",
 		defaults.requests, defaults.median, defaults.p99, yours.requests, yours.median, yours.p99)
 	if yours.requests*fewer > defaults.requests {
+		if len(opts) == 0 {
+			grade.Fail(t, hintFewer, "ProducerOpts returns no options, so the %d orders in %s went out in %d produce requests, as many as the defaults send; want at most %d (%d times fewer)",
+				yours.orders, span, yours.requests, defaults.requests/fewer, fewer)
+		}
 		grade.Fail(t, hintFewer, "your options sent %d produce requests for %d orders in %s, the defaults %d: want at most %d (%d times fewer)",
 			yours.requests, yours.orders, span, defaults.requests, defaults.requests/fewer, fewer)
 	}
