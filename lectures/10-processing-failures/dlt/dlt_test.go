@@ -47,6 +47,9 @@ func TestReplayBooksOnceReadme(t *testing.T) {
 	down, err := retry.Run(ctx, env.Config, retry.Down, pc, say)
 	require.NoError(t, err)
 	require.Len(t, down.Lost, 18, "the partner booked nothing")
+	var db strings.Builder
+	down.Print(&db)
+	brewtest.MatchesReadme(t, "../README.md", "retry-topics-down", db.String())
 
 	topics := retry.CourierTopics(retry.DefaultDelays)
 	in, err := dlt.Inspect(ctx, env.Config, topics.DLT, down.Run)
