@@ -21,6 +21,7 @@ func CheckLecture(t *testing.T) {
 	checkReadme(t, "README.md")
 	checkReadme(t, "README.en.md")
 	translationAgrees(t, "README.md", "README.en.md")
+	checkLanguageLine(t)
 	checkSteps(t)
 
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/...").CombinedOutput()
@@ -30,6 +31,48 @@ func CheckLecture(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.Contains(dep, "/kfake") || strings.HasSuffix(dep, "/brewkit/sim") || strings.HasSuffix(dep, "/brewkit/brewtest") {
 			t.Errorf("a program under cmd/ links %s: programs must not carry the simulation or test helpers", dep)
+		}
+	}
+}
+
+// The language line each README carries on its third line, under the title.
+var languageLines = map[string]string{
+	"README.md":    "**Русский** · [English](README.en.md)",
+	"README.en.md": "[Русский](README.md) · **English**",
+}
+
+// checkLanguageLine holds both READMEs to the line that links one to the
+// other.
+func checkLanguageLine(t *testing.T) {
+	t.Helper()
+	for file, want := range languageLines {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitN(string(b), "\n", 4)
+		if len(lines) < 3 || lines[2] != want {
+			t.Errorf("%s: line 3 must be the language line %q", file, want)
+		}
+	}
+}
+
+// checkExercises holds each README to the lecture's graded exercises: every
+// folder under exercises/ is named in both, as the command that grades it
+// (`make check EX=NAME`), so a student finds each task in the text.
+func checkExercises(t *testing.T) {
+	t.Helper()
+	stubs, _ := filepath.Glob(filepath.Join("exercises", "*", "exercise.go"))
+	for _, file := range []string{"README.md", "README.en.md"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, stub := range stubs {
+			name := filepath.Base(filepath.Dir(stub))
+			if !strings.Contains(string(b), "EX="+name) {
+				t.Errorf("%s does not name the exercise %s: its exercises section shows `make check EX=%s` with the task", file, name, name)
+			}
 		}
 	}
 }
