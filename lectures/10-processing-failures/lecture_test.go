@@ -17,6 +17,11 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/naive", "-orders", "0"},
 		{"cmd/naive", "-poison", "-1", "-restarts", "2"},
 		{"cmd/double-booking", "-share", "1"},
+		{"cmd/retry-topics", "-delays", "2s"},
+		{"cmd/retry-topics", "-error-rate", "1.5"},
+		{"cmd/retry-topics", "-poison", "60"},
+		{"cmd/dlt", "-replay", "-kind", "fatal"},
+		{"cmd/dlt", "-kind", "poison"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

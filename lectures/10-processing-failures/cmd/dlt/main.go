@@ -39,7 +39,7 @@ func main() {
 	fc.Require(*limit > 0, "limit", *limit, "must be > 0")
 	for _, f := range []string{"kind", "error", "again", "book", "limit", "partner"} {
 		if brewkit.Given(f) && !*replay {
-			fc.Problem("-%s: only with -replay", f)
+			fc.Require(false, f, flag.Lookup(f).Value.String(), "only with -replay")
 		}
 	}
 	if brewkit.Given("run") {
