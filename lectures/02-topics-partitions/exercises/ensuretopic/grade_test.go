@@ -33,10 +33,9 @@ func TestGrade(t *testing.T) {
 		t.Cleanup(func() { adm.DeleteTopic(context.Background(), name) }) //nolint:errcheck // best effort
 		return name
 	}
-	ensure := func(topic Topic) error {
-		cctx, ccancel := context.WithTimeout(ctx, 15*time.Second)
-		defer ccancel()
-		return EnsureTopic(cctx, adm, topic)
+	ensure := func(topic Topic) (err error) {
+		bounded(t, ctx, 15*time.Second, createHint, "EnsureTopic("+topic.Name+")", func(ctx context.Context) { err = EnsureTopic(ctx, adm, topic) })
+		return err
 	}
 
 	// 1. A topic that does not exist: created with every setting asked for.
@@ -122,5 +121,24 @@ func TestGrade(t *testing.T) {
 			what = fmt.Sprintf("and the topic exists with RF %d", len(d.Partitions[0].Replicas))
 		}
 		grade.Fail(t, refusedHint, "EnsureTopic(%s, RF 4) on a cluster of 3 brokers returned nil, %s: the cluster's refusal (INVALID_REPLICATION_FACTOR) was lost", bad.Name, what)
+	}
+}
+
+// bounded calls f with a context that ends after limit, and fails the
+// grading when f has not returned shortly after: code that ignores its
+// context must not hang the grader.
+func bounded(t *testing.T, parent context.Context, limit time.Duration, hint, what string, f func(context.Context)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(parent, limit)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(ctx)
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit + 2*time.Second):
+		grade.Fail(t, hint, "%s did not return within %s", what, limit)
 	}
 }
