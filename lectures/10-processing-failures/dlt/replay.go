@@ -198,6 +198,7 @@ func RunReplay(ctx context.Context, cfg brewkit.Config, rp Replay, pc *partner.C
 			Accept: func(r *kgo.Record) bool { return header(r, HeaderReplay) == name }, Expect: res.Replayed, Say: say}
 		lctx, cancel := context.WithTimeout(ctx, rp.Limit)
 		res.Stats, err = c.Run(lctx, cfg)
+		retry.DropGroup(ctx, adm, res.BookGroup)
 		if err != nil && ctx.Err() == nil && lctx.Err() != nil {
 			err = fmt.Errorf("%d of %d replayed records neither booked nor dead-lettered again after %s", res.Replayed-res.Stats.Resolved, res.Replayed, rp.Limit)
 		}

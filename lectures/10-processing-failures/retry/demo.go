@@ -149,6 +149,7 @@ func Run(ctx context.Context, cfg brewkit.Config, d Demo, pc *partner.Client, sa
 	lctx, cancel := context.WithTimeout(ctx, d.Limit)
 	defer cancel()
 	res.Stats, err = c.Run(lctx, cfg)
+	DropGroup(ctx, adm, res.Group)
 	faults.stop()
 	hctx, hcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer hcancel()

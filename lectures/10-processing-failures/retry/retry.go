@@ -672,6 +672,14 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
+// DropGroup deletes a demo's courier group once its courier has left it,
+// best effort: the course topics would collect a group per run otherwise.
+func DropGroup(ctx context.Context, adm *kadm.Client, group string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+	defer cancel()
+	adm.DeleteGroup(ctx, group) //nolint:errcheck // `make reset-lecture` removes what is left
+}
+
 // StartAtEnd commits group's offsets at the end of each topic, so that a
 // courier of a new group reads only what is written after.
 func StartAtEnd(ctx context.Context, adm *kadm.Client, group string, topics ...string) error {
