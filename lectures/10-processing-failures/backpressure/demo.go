@@ -79,6 +79,14 @@ type Result struct {
 	Elapsed     time.Duration // from the first order written to the last booked and committed
 }
 
+// RSSBound is what the README promises of the bounded courier with the
+// defaults: its peak RSS stays under it. It is the Go runtime and the HTTP
+// client (about 15 MiB), kgo's buffered fetches (one response per broker,
+// here up to 1 MiB a partition: 6 MiB, and as much again decompressed), the
+// queue (500 orders of 1.3 KiB) and the garbage the collector lets grow to
+// as much as what is live (GOGC=100).
+const RSSBound = 64 << 20
+
 // Low is where the bounded mode resumes.
 func (o Options) Low() int { return o.Queue / 4 }
 
@@ -193,10 +201,12 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, adm *kadm.
 		if werr != nil {
 			return res, werr
 		}
-		if sec := int(at / time.Second); sec > len(res.Timeline) && sec <= int(o.Watch/time.Second) {
-			res.Timeline = append(res.Timeline, Point{Second: sec, Written: n, Lag: lag, Queue: s.Queue, RSS: s.RSS, Paused: s.Paused})
+		// One point a second (a late tick fills the seconds it missed).
+		for sec := int(at / time.Second); len(res.Timeline) < sec && len(res.Timeline) < int(o.Watch/time.Second); {
+			pt := Point{Second: len(res.Timeline) + 1, Written: n, Lag: lag, Queue: s.Queue, RSS: s.RSS, Paused: s.Paused}
+			res.Timeline = append(res.Timeline, pt)
 			if o.Progress != nil {
-				o.Progress(fmt.Sprintf("%-9s %3ds  written %6d  lag %6d  queue %6d  rss %4d MiB  booked %6d", m, sec, n, lag, s.Queue, s.RSS>>20, s.Booked))
+				o.Progress(fmt.Sprintf("%-9s %3ds  written %6d  lag %6d  queue %6d  rss %4d MiB  booked %6d", m, pt.Second, n, lag, s.Queue, s.RSS>>20, s.Booked))
 			}
 		}
 		if n == o.Orders && lag == 0 && s.Booked >= int64(o.Orders) && at >= o.Watch {

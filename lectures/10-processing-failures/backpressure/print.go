@@ -4,16 +4,17 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
-func mib(b int64) int64 { return (b + 1<<19) >> 20 }
+func mib(b int64) int64 { return b >> 20 }
 
 // Print writes the results as the README shows them.
 func Print(w io.Writer, o Options, rs []Result) {
-	fmt.Fprintf(w, "%d orders of %d B written to %s in %s; the partner takes %s a booking for the first %s, then none; %d workers book\n",
-		o.Orders, o.Pad, o.Topic, (time_(o.Orders, o.Rate)), o.Latency, o.Slow, o.Workers)
+	fmt.Fprintf(w, "rush hour: %d orders (a %d B note each) in %s to %s; the partner takes %s a booking for the first %s, then 0; %d workers book\n",
+		o.Orders, o.Pad, time.Duration(float64(o.Orders)/float64(o.Rate)*float64(time.Second)).Round(100*time.Millisecond), o.Topic, o.Latency, o.Slow, o.Workers)
 	fmt.Fprintf(w, "bounded: a queue of %d, fetching paused when it is full, resumed at %d; unbounded: polls as fast as it can\n\n", o.Queue, o.Low())
 	t := brewkit.NewTable(w, "MODE", "SECOND", "WRITTEN", "LAG", "QUEUE", "RSS MiB", "FETCHING")
 	for _, r := range rs {
@@ -38,8 +39,4 @@ func Print(w io.Writer, o Options, rs []Result) {
 	if runtime.GOOS != "linux" {
 		fmt.Fprintln(w, "(RSS is read from /proc/self/status: Linux only, 0 here)")
 	}
-}
-
-func time_(orders, rate int) string {
-	return fmt.Sprintf("%.0fs", float64(orders)/float64(rate))
 }
