@@ -1,0 +1,11 @@
+// A plausible wrong solution of exercise 05/chooseacks: acks=all for both
+// ("safe everywhere"). A click then waits for every in-sync replica, and a
+// hung follower stays in the ISR until replica.lag.time.max.ms, so the app
+// waits seconds for analytics. The grader must fail it.
+package chooseacks
+
+import "github.com/twmb/franz-go/pkg/kgo"
+
+func PaymentAcks() kgo.Acks { return kgo.AllISRAcks() }
+
+func ClickAcks() kgo.Acks { return kgo.AllISRAcks() }
