@@ -150,9 +150,16 @@ func runSignal(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, adm *kad
 	if st := first.Stopped(); st != nil {
 		row.Drained = st.Drained
 	}
-	log, err := o.Partner.Log(ctx)
+	// A killed courier's last calls may still be in the partner, which
+	// books what reached it: the log is read once every call is answered.
+	var log partner.Log
+	err = brewkit.WaitFor(ctx, 10*time.Second, 10*time.Millisecond, func() bool {
+		log, err = o.Partner.Log(ctx)
+		c := log.Calls
+		return err == nil && c.Total == c.Booked+c.Replayed+c.Malformed+c.Refused+c.TimedOut
+	})
 	if err != nil {
-		return row, err
+		return row, fmt.Errorf("the partner's log: %w", err)
 	}
 	done := map[string]bool{}
 	for _, bk := range log.Bookings {
