@@ -10,3 +10,13 @@ import (
 // and the programs do not link the simulation.
 func TestLecture(t *testing.T) { brewtest.CheckLecture(t) }
 
+// A flag with a bad value is named with its value, exit status 2.
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"cmd/dual-write", "-orders", "0"},
+		{"cmd/dual-write", "-kills", "-1"},
+		{"cmd/dual-write", "-topic", "bad topic"},
+	} {
+		brewtest.BadFlag(t, args[0], args[1:]...)
+	}
+}
