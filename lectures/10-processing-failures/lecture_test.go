@@ -22,6 +22,10 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/retry-topics", "-poison", "60"},
 		{"cmd/dlt", "-replay", "-kind", "fatal"},
 		{"cmd/dlt", "-kind", "poison"},
+		{"cmd/backpressure", "-queue", "2"},
+		{"cmd/backpressure", "-latency", "5s"},
+		{"cmd/shutdown", "-stop-after", "600"},
+		{"cmd/shutdown", "-session-timeout", "0s"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}
