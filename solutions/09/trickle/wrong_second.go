@@ -1,7 +1,7 @@
 // A plausible wrong solution of exercise 09/trickle: a linger of a second,
 // since longer is fewer requests. It is: but every order now waits up to a
-// second in its batch, half of them over the 250 ms Brew allows. The grader
-// must fail it.
+// second in its batch, half a second more than today on average, where Brew
+// allows 200 ms. The grader must fail it.
 package trickle
 
 import (

@@ -17,15 +17,21 @@ import (
 
 const (
 	rate   = 2000            // orders a second
-	span   = 3 * time.Second // of the stream
-	fewer  = 3               // times fewer produce requests than the defaults
-	within = 250 * time.Millisecond
+	span   = 2 * time.Second // of the stream, in each round
+	rounds = 3
+	fewer  = 3 // times fewer produce requests than the defaults
+	later  = 200 * time.Millisecond
+	// inFlight is how many produce requests the measured clients may have
+	// in flight per broker: enough that a broker slow to answer (this
+	// machine is shared) does not hold batches back, which would make
+	// them fuller and fewer whatever the settings.
+	inFlight = 64
 )
 
 const (
 	hintFewer = "at a steady rate a batch goes out when its partition has lingered long enough, however big it may grow: let each wait longer and it carries more orders per request (lecture 09: batching, linger)"
 	hintSlow  = "every order waits in its batch for as long as the batch lingers: wait long enough to fill the batches, not so long that the orders are late (lecture 09: batching, linger)"
-	hintAcks  = "fewer requests must not cost durability: keep acks=all and idempotence (lecture 05: acks; lecture 09: the settings you keep)"
+	hintAcks  = "fewer requests must not cost durability: keep acks=all and idempotence (lecture 05: acks and idempotence)"
 )
 
 // stream is what one run of the stream measured.
@@ -47,7 +53,7 @@ func (c requestCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _,
 
 func TestGrade(t *testing.T) {
 	env := grade.Start(t, grade.AnyStand)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	topic := env.FreshTopic(t, "ex-trickle", 3)
 
@@ -63,31 +69,44 @@ func TestGrade(t *testing.T) {
 		grade.Fail(t, hintAcks, "ProducerOpts disables idempotence; Brew's orders keep it")
 	}
 
-	defaults := send(t, ctx, env.Config, topic, nil)
-	yours := send(t, ctx, env.Config, topic, opts)
-	t.Logf("defaults: %d requests, median %s, p99 %s; yours: %d requests, median %s, p99 %s",
-		defaults.requests, defaults.median, defaults.p99, yours.requests, yours.median, yours.p99)
-	if yours.requests*fewer > defaults.requests {
-		if len(opts) == 0 {
-			grade.Fail(t, hintFewer, "ProducerOpts returns no options, so the %d orders in %s went out in %d produce requests, as many as the defaults send; want at most %d (%d times fewer)",
-				yours.orders, span, yours.requests, defaults.requests/fewer, fewer)
-		}
-		grade.Fail(t, hintFewer, "your options sent %d produce requests for %d orders in %s, the defaults %d: want at most %d (%d times fewer)",
-			yours.requests, yours.orders, span, defaults.requests, defaults.requests/fewer, fewer)
+	// Three rounds, the defaults and yours in turn: this machine is
+	// shared, and a round that stalls sends fewer requests, later.
+	var most, yoursMost int64 // produce requests in a round, the highest
+	var extra []time.Duration // your median latency over the defaults', per round
+	for round := range rounds {
+		defaults := send(t, ctx, env.Config, topic, nil)
+		yours := send(t, ctx, env.Config, topic, opts)
+		t.Logf("round %d: the defaults %d requests, median %s, p99 %s; yours %d requests, median %s, p99 %s", round+1,
+			defaults.requests, defaults.median, defaults.p99, yours.requests, yours.median, yours.p99)
+		most, yoursMost = max(most, defaults.requests), max(yoursMost, yours.requests)
+		extra = append(extra, yours.median-defaults.median)
 	}
-	if yours.median > within {
-		grade.Fail(t, hintSlow, "half of the orders took over %s from Produce to acknowledgement (the defaults: %s); want at most %s",
-			yours.median.Round(time.Millisecond), defaults.median.Round(time.Millisecond), within)
+	orders := int(rate * span / time.Second)
+	if yoursMost*fewer > most {
+		if len(opts) == 0 {
+			grade.Fail(t, hintFewer, "ProducerOpts returns no options, so the %d orders of a %s round went out in up to %d produce requests, as with the defaults; want at most %d (%d times fewer)",
+				orders, span, yoursMost, most/fewer, fewer)
+		}
+		grade.Fail(t, hintFewer, "your options sent up to %d produce requests for the %d orders of a %s round, the defaults up to %d: want at most %d (%d times fewer)",
+			yoursMost, orders, span, most, most/fewer, fewer)
+	}
+	slices.Sort(extra)
+	if mid := extra[len(extra)/2]; mid > later {
+		grade.Fail(t, hintSlow, "half of the orders took %s longer from Produce to acknowledgement than with the defaults (the median of %d rounds); want at most %s longer",
+			mid.Round(time.Millisecond), rounds, later)
 	}
 }
 
 // send produces the stream, rate orders a second for span, with opts, and
 // measures it: the produce requests from the first order to the last
-// acknowledgement, and each order's latency.
+// acknowledgement, and each order's latency. The client may keep inFlight
+// requests in flight (which an idempotent producer may not: the options
+// were checked for idempotence before).
 func send(t *testing.T, ctx context.Context, cfg brewkit.Config, topic string, opts []kgo.Opt) stream {
 	t.Helper()
 	var requests atomic.Int64
-	cl, err := brewkit.NewClient(cfg, append(slices.Clone(opts), kgo.DefaultProduceTopic(topic), kgo.WithHooks(requestCounter{&requests}))...)
+	cl, err := brewkit.NewClient(cfg, append(slices.Clone(opts), kgo.DefaultProduceTopic(topic), kgo.WithHooks(requestCounter{&requests}),
+		kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(inFlight))...)
 	if err != nil {
 		t.Fatal(err)
 	}
