@@ -97,11 +97,13 @@ func (t Topic) UnderReplicated() int {
 	return n
 }
 
-// UnderMinISR counts partitions that refuse acks=all writes: ISR below min.insync.replicas.
+// UnderMinISR counts partitions that refuse acks=all writes: ISR below the
+// effective min.insync.replicas, which the broker caps at the partition's
+// replica count (KIP-966): RF 2 with min ISR 3 takes writes on two replicas.
 func (t Topic) UnderMinISR() int {
 	n := 0
 	for _, p := range t.Partitions {
-		if len(p.ISR) < t.MinISR {
+		if len(p.ISR) < min(t.MinISR, len(p.Replicas)) {
 			n++
 		}
 	}
