@@ -16,8 +16,8 @@ import (
 )
 
 const (
-	hint = "the cluster finds the first offset at or after a time itself: ListOffsets with a timestamp in milliseconds since the epoch " +
-		"(kadm: ListOffsetsAfterMilli), answering the end offset where no record is that new; then commit those offsets for the group (lecture 03: replaying history)"
+	hint = "the cluster finds the first offset at or after a time itself: ListOffsets with a timestamp in milliseconds since the epoch, " +
+		"answering the end offset where no record is that new; then commit those offsets for the group (lecture 03: replaying history)"
 	fetchHint = "reading a partition from the start to find a time costs as much as the history is long; " +
 		"ListOffsets by timestamp answers from the broker's time index and reads no records (lecture 03: replaying history)"
 )

@@ -12,7 +12,7 @@
 // topic with exactly your configs (everything else the cluster's defaults),
 // writes 20 clicks of 512 bytes a second for 38 s, and watches the log start
 // offset: it must never pass a click younger than 10 s, and from the 30th
-// second on no click older than 30 s may be left before it.
+// second on the oldest click still readable must be younger than 30 s.
 package retention
 
 // Configs returns the clickstream topic's configs, name to value
