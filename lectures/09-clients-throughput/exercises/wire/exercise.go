@@ -3,8 +3,8 @@
 // Graded on: any stand.
 //
 // Brew's mountain shops send their orders to the cluster over a metered
-// mobile link, and every byte the producer writes is paid for three times
-// over once the replicas have it. Write ProducerOpts: producer options that
+// mobile link: every byte the producer writes is paid for, and then stored
+// on three replicas. Write ProducerOpts: producer options that
 // write the same burst of 20,000 orders (JSON, keyed by order id, to three
 // partitions) in at least a quarter fewer bytes than franz-go's defaults
 // write for it (at most 75%), acks=all and idempotence kept. The grader produces the burst with the
