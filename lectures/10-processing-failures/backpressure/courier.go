@@ -43,6 +43,11 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
+// FetchPartitionBytes is the courier's fetch.max.partition.bytes (kgo's
+// default is 1 MiB): a fetch response brings at most this much of each
+// partition, at least one batch.
+const FetchPartitionBytes = 256 << 10
+
 // Courier is one courier-service process's consumer.
 type Courier struct {
 	Topic, Group string
@@ -149,6 +154,9 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 			c.handBack(ctx, cl, marks, lost, &stopping, &revoked, assigned, &assignMu)
 		}),
 	}
+	// kgo keeps at most one fetch response per broker, each up to
+	// FetchPartitionBytes a partition: part of the memory bound.
+	opts = append(opts, kgo.FetchMaxPartitionBytes(FetchPartitionBytes))
 	if c.SessionTimeout > 0 {
 		opts = append(opts, kgo.SessionTimeout(c.SessionTimeout), kgo.HeartbeatInterval(c.SessionTimeout/6))
 	}
@@ -156,7 +164,12 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	if err != nil {
 		return err
 	}
-	defer cl.Close() // a failed run still leaves the group
+	closed := false
+	defer func() {
+		if !closed {
+			cl.Close() // a failed run still leaves the group
+		}
+	}()
 
 	q := newFIFO()
 	booker := courier.Booker{Partner: c.Partner, Idempotent: true}
@@ -296,6 +309,7 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	defer cancel()
 	cerr := commit(cctx)
 	cl.Close()
+	closed = true
 	stopSampling()
 	sampler.Wait()
 	r := sample("stopped")

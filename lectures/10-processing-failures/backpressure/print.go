@@ -13,8 +13,8 @@ func mib(b int64) int64 { return b >> 20 }
 
 // Print writes the results as the README shows them.
 func Print(w io.Writer, o Options, rs []Result) {
-	fmt.Fprintf(w, "rush hour: %d orders (a %d B note each) in %s to %s; the partner takes %s a booking for the first %s, then 0; %d workers book\n",
-		o.Orders, o.Pad, time.Duration(float64(o.Orders)/float64(o.Rate)*float64(time.Second)).Round(100*time.Millisecond), o.Topic, o.Latency, o.Slow, o.Workers)
+	fmt.Fprintf(w, "rush hour: %d orders (a %d B note each) in %s to %s; the partner takes %s a booking until the last is in, then 0; %d workers book\n",
+		o.Orders, o.Pad, time.Duration(float64(o.Orders)/float64(o.Rate)*float64(time.Second)).Round(100*time.Millisecond), o.Topic, o.Latency, o.Workers)
 	fmt.Fprintf(w, "bounded: a queue of %d, fetching paused when it is full, resumed at %d; unbounded: polls as fast as it can\n\n", o.Queue, o.Low())
 	t := brewkit.NewTable(w, "MODE", "SECOND", "WRITTEN", "LAG", "QUEUE", "RSS MiB", "FETCHING")
 	for _, r := range rs {
