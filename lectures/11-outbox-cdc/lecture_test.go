@@ -16,6 +16,15 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/dual-write", "-orders", "0"},
 		{"cmd/dual-write", "-kills", "-1"},
 		{"cmd/dual-write", "-topic", "bad topic"},
+		{"cmd/outbox", "-relays", "0"},
+		{"cmd/outbox", "-batch", "0"},
+		{"cmd/outbox", "-writer-kills", "200"},
+		{"cmd/outbox", "relay", "-poll", "0s"},
+		{"cmd/outbox", "relay", "-kills", "sent:3"},
+		{"cmd/cdc", "-orders", "0"},
+		{"cmd/cdc", "-slot", "Bad-Slot"},
+		{"cmd/cdc", "-ack-every", "0s"},
+		{"cmd/cdc", "-down", "0"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}
