@@ -126,6 +126,7 @@ type Result struct {
 	Resent                int // what the kills say was sent again: the sum of Kill.Resent
 	SentBy                []int
 	LostIDs, InventedIDs  []string
+	From                  map[int32]int64 // where the run begins in the topic
 }
 
 // Run resets the schema, writes o.Orders orders with order-service
@@ -155,6 +156,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.From = from
 	seed := strconv.FormatUint(o.Seed, 10)
 
 	// order-service, killed inside its transaction at seeded orders.

@@ -20,15 +20,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "orders":
-			orders(os.Args[2:])
-			return
-		case "relay":
-			relay(os.Args[2:])
-			return
-		}
+	if outbox.Subcommand("outbox") {
+		return
 	}
 	o := outbox.Defaults
 	flag.StringVar(&o.Topic, "topic", o.Topic, "the topic the relays publish to")
@@ -71,62 +64,5 @@ func main() {
 		}
 		outbox.Print(os.Stdout, o, r)
 		return nil
-	})
-}
-
-// orders is `outbox orders FLAGS`: one order-service process of the drill.
-func orders(args []string) {
-	fs := flag.NewFlagSet("outbox orders", flag.ExitOnError)
-	var w outbox.Writer
-	fs.StringVar(&w.Schema, "schema", outbox.Defaults.Schema, "order-service's schema")
-	fs.StringVar(&w.Run, "run", "", "the run the orders belong to")
-	fs.Uint64Var(&w.Seed, "seed", outbox.Defaults.Seed, "seed of the orders")
-	fs.IntVar(&w.From, "from", 0, "the first order")
-	fs.IntVar(&w.To, "to", outbox.Defaults.Orders, "the order after the last")
-	fs.IntVar(&w.KillAt, "kill-at", -1, "get SIGKILL inside this order's transaction (-1: never)")
-	stage := fs.String("kill-stage", string(outbox.BeforeCommit), "where: order (after the order's INSERT) or outbox (before COMMIT)")
-	fs.Parse(args) //nolint:errcheck // ExitOnError
-	w.KillStage = outbox.Stage(*stage)
-	var fc brewkit.FlagCheck
-	fc.Require(w.KillStage == outbox.AfterOrder || w.KillStage == outbox.BeforeCommit, "kill-stage", *stage, "must be order or outbox")
-	fc.Require(fs.NArg() == 0, "run", w.Run, "takes no arguments after the flags")
-	fc.ExitOnUsageError("outbox orders")
-	brewkit.Main("outbox orders", func(ctx context.Context, _ brewkit.Config) error {
-		return outbox.WriteOrders(ctx, w)
-	})
-}
-
-// relay is `outbox relay FLAGS`: one relay, the drill's or on its own.
-func relay(args []string) {
-	fs := flag.NewFlagSet("outbox relay", flag.ExitOnError)
-	r := outbox.Relay{Report: os.Stdout}
-	fs.StringVar(&r.Schema, "schema", outbox.Defaults.Schema, "order-service's schema")
-	fs.StringVar(&r.Topic, "topic", outbox.Defaults.Topic, "the topic to publish to")
-	fs.IntVar(&r.Batch, "batch", outbox.Defaults.Batch, "outbox rows per transaction")
-	fs.DurationVar(&r.Poll, "poll", 100*time.Millisecond, "the wait after a poll that found nothing")
-	fs.BoolVar(&r.UntilEmpty, "until-empty", false, "stop at the first poll that finds nothing")
-	kills := fs.String("kills", "", "the drill's kill plan: stage:outbox-id,...")
-	fs.StringVar(&r.Fired, "fired", "", "the drill's folder of fired kills")
-	fs.Parse(args) //nolint:errcheck // ExitOnError
-	var fc brewkit.FlagCheck
-	fc.Topic("topic", r.Topic)
-	fc.Name("schema", r.Schema)
-	fc.Require(r.Batch >= 1 && r.Batch <= 10_000, "batch", r.Batch, "must be 1 to 10000")
-	fc.Require(r.Poll > 0, "poll", r.Poll, "must be positive")
-	plan, err := outbox.ParseKills(*kills)
-	fc.Require(err == nil, "kills", *kills, fmt.Sprint(err))
-	fc.Require(len(plan) == 0 || r.Fired != "", "fired", r.Fired, "a kill plan needs the folder of fired kills")
-	fc.Require(fs.NArg() == 0, "topic", r.Topic, "takes no arguments after the flags")
-	fc.ExitOnUsageError("outbox") // the usage of `outbox -h` names the relay's flags too
-	r.Kills = plan
-	if !r.UntilEmpty {
-		r.Report = nil // on its own: the summary line only
-	}
-	brewkit.Main("outbox relay", func(ctx context.Context, cfg brewkit.Config) error {
-		st, err := outbox.RunRelay(ctx, cfg, r)
-		if !r.UntilEmpty {
-			fmt.Fprintf(os.Stderr, "outbox relay: %d events in %d batches\n", st.Events, st.Batches)
-		}
-		return err
 	})
 }
