@@ -20,9 +20,10 @@ import (
 // first or inside the row's transaction (an invented event), once per kill,
 // for exactly the orders it was killed at.
 func TestEveryKillBetweenTheWritesLosesOrInventsAnEventReadme(t *testing.T) {
+	schema := dbtest.Schema(t, "dual_write") // first: without PostgreSQL the test skips before it starts a cluster
 	env := brewtest.Cluster(t)
 	o := dualwrite.Defaults // the README's run
-	o.Schema = dbtest.Schema(t, "dual_write")
+	o.Schema = schema
 	o.Topic = env.FreshTopic(t, "dual-write", 6)
 	o.Run = "dual-write-test"
 	o.Command = []string{brewtest.BuildCmdAt(t, "../cmd/dual-write"), "writer"}

@@ -18,10 +18,10 @@ import (
 // the offset cooks each of them again, the kitchen with an inbox none,
 // and neither misses an order.
 func TestInboxNeverCooksTwiceReadme(t *testing.T) {
+	orders, kitchen := dbtest.Schema(t, "inbox_orders"), dbtest.Schema(t, "kitchen") // first: without PostgreSQL the test skips before it starts a cluster
 	env := brewtest.Cluster(t)
 	o := inbox.Defaults // the README's run
-	o.Outbox.Schema = dbtest.Schema(t, "inbox_orders")
-	o.Schema = dbtest.Schema(t, "kitchen")
+	o.Outbox.Schema, o.Schema = orders, kitchen
 	o.Outbox.Topic = env.FreshTopic(t, "inbox", 6)
 	o.Run = "inbox-test"
 	o.Command = []string{brewtest.BuildCmdAt(t, "../cmd/inbox")}

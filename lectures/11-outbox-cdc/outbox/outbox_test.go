@@ -22,9 +22,10 @@ import (
 // the batches of relays killed after Kafka's ack and before their DELETE
 // committed, a full batch each.
 func TestOutboxLosesNothingUnderKillsReadme(t *testing.T) {
+	schema := dbtest.Schema(t, "outbox") // first: without PostgreSQL the test skips before it starts a cluster
 	env := brewtest.Cluster(t)
 	o := outbox.Defaults // the README's run
-	o.Schema = dbtest.Schema(t, "outbox")
+	o.Schema = schema
 	o.Topic = env.FreshTopic(t, "outbox", 6)
 	o.Run = "outbox-test"
 	o.Command = []string{brewtest.BuildCmdAt(t, "../cmd/outbox")}
