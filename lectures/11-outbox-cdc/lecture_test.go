@@ -28,6 +28,13 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/cdc", "-slot", "Bad-Slot"},
 		{"cmd/cdc", "-ack-every", "0s"},
 		{"cmd/cdc", "-down", "0"},
+		{"cmd/debezium", "-orders", "0"},
+		{"cmd/debezium", "-kill-at", "500"},
+		{"cmd/debezium", "-slot", "Bad-Slot"},
+		{"cmd/debezium", "-connector", ""},
+		{"cmd/compare", "-producers", "relay,kafka"},
+		{"cmd/compare", "-backlog", "1"},
+		{"cmd/compare", "-name", "Bad-Name"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}
