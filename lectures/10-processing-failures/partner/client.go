@@ -183,17 +183,20 @@ func Listen(addr string) (*Running, string, error) {
 
 // Ensure returns a client of the partner at addr. When none answers there it
 // starts one in this process and returns it too (nil when one was running):
-// a demo works with or without `make partner` in another terminal.
+// a demo works with or without `make partner` in another terminal. Port 0
+// always starts one, on a free port.
 func Ensure(ctx context.Context, addr string) (*Client, *Running, error) {
-	c := NewClient(addr)
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	if c.call(ctx, http.MethodGet, "/healthz", nil, nil) == nil {
-		return c, nil, nil
+	if _, port, err := net.SplitHostPort(addr); err == nil && port != "0" {
+		c := NewClient(addr)
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if c.call(ctx, http.MethodGet, "/healthz", nil, nil) == nil {
+			return c, nil, nil
+		}
 	}
-	r, _, err := Listen(addr)
+	r, at, err := Listen(addr)
 	if err != nil {
 		return nil, nil, err
 	}
-	return c, r, nil
+	return NewClient(at), r, nil
 }

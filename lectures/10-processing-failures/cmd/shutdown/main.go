@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/backpressure"
@@ -64,7 +65,7 @@ func main() {
 			defer own.Close()
 			fmt.Fprintf(os.Stderr, "partner: none answered on %s: started one in this process (`make partner` runs it on its own)\n", *addr)
 		}
-		o.Partner, o.PartnerAddr = p, *addr
+		o.Partner, o.PartnerAddr = p, strings.TrimPrefix(p.Base, "http://") // the one that answers: with -partner 127.0.0.1:0, a free port
 		o.Progress = func(s string) { fmt.Fprintln(os.Stderr, s) }
 		rows, err := shutdown.Run(ctx, cfg, o)
 		if err != nil {
