@@ -86,8 +86,8 @@ func TestAutoNeedsNoInput(t *testing.T) {
 // step's command is a target of the lecture's Makefile.
 func TestEveryLectureHasATour(t *testing.T) {
 	dirs, _ := filepath.Glob("../../lectures/[0-9][0-9]-*")
-	if len(dirs) != 9 {
-		t.Fatalf("%d lectures", len(dirs))
+	if len(dirs) < 9 {
+		t.Fatalf("%d lectures, want at least part one's 9", len(dirs))
 	}
 	for _, d := range dirs {
 		l, err := steps.Read(filepath.Join(d, steps.File))
