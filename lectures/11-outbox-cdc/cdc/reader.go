@@ -85,24 +85,19 @@ func (r Reader) Stream(ctx context.Context, cfg brewkit.Config) error {
 	if err != nil {
 		return err
 	}
-	conn, err := pgconn.ConnectConfig(ctx, pcfg)
-	if err != nil {
-		return fmt.Errorf("replication connection to PostgreSQL: %w", err)
-	}
-	defer conn.Close(context.Background())
 	cl, err := brewkit.NewClient(cfg, kgo.DefaultProduceTopic(r.Topic), kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	// Start at 0: the server streams from the slot's confirmed_flush_lsn,
-	// the last position this reader (or the one before it) acknowledged.
-	err = pglogrepl.StartReplication(ctx, conn, r.Slot, 0, pglogrepl.StartReplicationOptions{
-		PluginArgs: []string{"proto_version '1'", "publication_names '" + r.Publication + "'"},
-	})
+	conn, err := startReplication(ctx, pcfg, r.Slot, r.Publication)
 	if err != nil {
-		return fmt.Errorf("starting replication from slot %s: %w", r.Slot, err)
+		if ctx.Err() != nil {
+			return nil // stopped before it streamed
+		}
+		return err
 	}
+	defer conn.Close(context.Background())
 	s := &stream{r: r, conn: conn, cl: cl, relations: map[uint32]*pglogrepl.RelationMessage{}}
 	if s.r.AckEvery <= 0 {
 		s.r.AckEvery = ReaderDefaults.AckEvery
@@ -111,6 +106,39 @@ func (r Reader) Stream(ctx context.Context, cfg brewkit.Config) error {
 		s.r.Crash = brewkit.Crash
 	}
 	return s.run(ctx)
+}
+
+// SlotBusyWait is how long a reader waits for its slot to be let go: a
+// reader killed a moment ago leaves its walsender streaming until
+// PostgreSQL notices the connection is gone.
+const SlotBusyWait = 15 * time.Second
+
+// startReplication connects and starts streaming from slot at its
+// confirmed_flush_lsn (start position 0: the last position this reader, or
+// the one before it, acknowledged). While another reader still holds the
+// slot (55006, object in use) it tries again, for SlotBusyWait.
+func startReplication(ctx context.Context, pcfg *pgconn.Config, slot, publication string) (*pgconn.PgConn, error) {
+	deadline := time.Now().Add(SlotBusyWait)
+	for {
+		conn, err := pgconn.ConnectConfig(ctx, pcfg)
+		if err != nil {
+			return nil, fmt.Errorf("replication connection to PostgreSQL: %w", err)
+		}
+		err = pglogrepl.StartReplication(ctx, conn, slot, 0, pglogrepl.StartReplicationOptions{
+			PluginArgs: []string{"proto_version '1'", "publication_names '" + publication + "'"},
+		})
+		if err == nil {
+			return conn, nil
+		}
+		conn.Close(context.Background())
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "55006" || time.Now().After(deadline) {
+			return nil, fmt.Errorf("starting replication from slot %s: %w", slot, err)
+		}
+		if err := brewkit.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
 }
 
 type stream struct {
