@@ -133,6 +133,11 @@ type Courier struct {
 	OnFirst func()
 	// Say gets a progress line every second while records are handled.
 	Say func(string)
+	// SessionTimeout is the group session's (0: kgo's 45 s): how long the
+	// group waits for a member that died without leaving.
+	SessionTimeout time.Duration
+	// OnAssigned is called when the group assigns the courier partitions.
+	OnAssigned func()
 }
 
 // StageStats counts what the courier did with the records of one topic.
@@ -245,7 +250,7 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) (Stats, error) {
 		r.stage[s.Topic] = i + 1
 		r.stats.Stages = append(r.stats.Stages, StageStats{Topic: s.Topic, Delay: s.Delay})
 	}
-	cl, err := brewkit.NewClient(cfg,
+	opts := []kgo.Opt{
 		kgo.ConsumerGroup(c.Group),
 		kgo.ConsumeTopics(c.Topics.Read()...),
 		kgo.DisableAutoCommit(),
@@ -255,11 +260,20 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) (Stats, error) {
 		// A resumed partition joins the next fetch to its broker once the
 		// fetch in flight returns, which waits up to FetchMaxWait when
 		// there is nothing new (kgo's default 5 s would stretch every delay).
-		kgo.FetchMaxWait(250*time.Millisecond),
+		kgo.FetchMaxWait(250 * time.Millisecond),
 		kgo.OnPartitionsRevoked(r.revoked),
 		kgo.OnPartitionsLost(r.lost),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) {
+			if c.OnAssigned != nil {
+				c.OnAssigned()
+			}
+		}),
 		brewkit.ConsumeErrors(),
-	)
+	}
+	if c.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(c.SessionTimeout))
+	}
+	cl, err := brewkit.NewClient(cfg, opts...)
 	if err != nil {
 		return r.stats, err
 	}
@@ -327,8 +341,11 @@ func (r *runner) progress() string {
 	for _, s := range r.stats.Stages {
 		booked += s.Booked
 	}
-	return fmt.Sprintf("%5.1fs  booked %d, dead-lettered %d, waiting %d", time.Since(r.first).Seconds(),
-		booked, dead, r.c.Expect-len(r.resolved))
+	line := fmt.Sprintf("%5.1fs  booked %d, dead-lettered %d", time.Since(r.first).Seconds(), booked, dead)
+	if r.c.Expect > 0 {
+		line += fmt.Sprintf(", waiting %d", r.c.Expect-len(r.resolved))
+	}
+	return line
 }
 
 // resumeDue resumes the paused partitions whose next record is due and

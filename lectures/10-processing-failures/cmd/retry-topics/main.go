@@ -4,6 +4,8 @@
 // poison order goes there at once. The partner's faults are switched on for
 // the run; the partner's booking log says what was booked, and how often.
 // With -park, later events of an order wait behind its retried one.
+// `retry-topics courier ...` is one courier process (retry.Child), which the
+// tests kill with SIGKILL and start again.
 package main
 
 import (
@@ -21,6 +23,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "courier" {
+		retry.Child("retry-topics", os.Args[2:])
+		return
+	}
 	d := retry.Defaults
 	down := flag.Bool("down", false, "the partner never recovers (every call 503): every order through both retry topics into the DLT; sets -orders 20 -keys 0 -error-rate 1 -outage 0 -recover 0 unless given")
 	flag.IntVar(&d.Orders, "orders", d.Orders, "events to write to brew.orders.v1")
