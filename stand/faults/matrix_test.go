@@ -83,11 +83,14 @@ var programs = []program{
 	{dir: "lectures/03-offsets-retention/cmd/replay", args: []string{"-group", "brew.fm.replay", "-topic", "brew.orders.v1", "-to-earliest"}, uses: admin},
 	{dir: "lectures/03-offsets-retention/cmd/retention", uses: admin | writes},
 	{dir: "lectures/03-offsets-retention/cmd/compaction", uses: admin | writes | reads},
+	{dir: "lectures/03-offsets-retention/cmd/out-of-range", uses: admin | writes | reads},
 
 	{dir: "lectures/04-replication-isr/cmd/watch-isr", args: []string{"-once", "-topic", "brew.orders.v1"}, uses: admin},
 	{dir: "lectures/04-replication-isr/cmd/failover", uses: stand},
 	{dir: "lectures/04-replication-isr/cmd/preferred-leader", args: []string{"-topic", "brew.orders.v1", "-dry-run"}, uses: admin},
 	{dir: "lectures/04-replication-isr/cmd/quorum-math", offline: &outcome{0, []string{"3"}}},
+	{dir: "lectures/04-replication-isr/cmd/elr", uses: stand},
+	{dir: "lectures/04-replication-isr/cmd/timeline", args: []string{"-in", "no-such-drill.json", "-out", "x.png"}, offline: &outcome{1, []string{"no-such-drill.json"}}},
 
 	{dir: "lectures/05-acks-durability/cmd/acks", args: []string{"-records", "50"}, uses: admin | writes},
 	{dir: "lectures/05-acks-durability/cmd/delivery", args: []string{"-n", "20"}, uses: admin | writes},
@@ -114,6 +117,14 @@ var programs = []program{
 	{dir: "lectures/08-share-groups/cmd/crash", uses: admin | writes | shares},
 	{dir: "lectures/08-share-groups/cmd/describe", uses: admin},
 	{dir: "lectures/08-share-groups/cmd/poison", uses: admin | writes | shares},
+	{dir: "lectures/08-share-groups/cmd/chart", args: []string{"-dir", "."}, offline: &outcome{1, []string{"throughput.csv"}}},
+	{dir: "lectures/08-share-groups/cmd/group-configs", uses: admin, answers: map[string]outcome{
+		// kfake checks no ACL on a GROUP resource's configs and answers
+		// its defaults; real Kafka refuses (GROUP_AUTHORIZATION_FAILED),
+		// and the program reports any resource's error.
+		"not allowed": {0, []string{"share.isolation.level"}},
+	}},
+	{dir: "lectures/08-share-groups/cmd/isolation", uses: admin | writes | shares},
 
 	{dir: "lectures/09-clients-throughput/cmd/bench", args: []string{"-records", "2000"}, uses: admin | writes | reads},
 	{dir: "lectures/09-clients-throughput/cmd/chart", args: []string{"-dir", "."}, offline: &outcome{1, []string{"compare.csv"}}},

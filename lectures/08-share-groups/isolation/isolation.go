@@ -178,9 +178,7 @@ func write(ctx context.Context, cfg brewkit.Config, topic string, c Config) ([]T
 		if !commit {
 			end = kgo.TryAbort
 		}
-		err := within(ctx, cfg, func(ctx context.Context) error {
-			return tx.ProduceSync(ctx, queue.NewTickets(topic, first, c.PerTxn)...).FirstErr()
-		})
+		err := produce(ctx, cfg, tx, queue.NewTickets(topic, first, c.PerTxn))
 		if err == nil {
 			err = within(ctx, cfg, func(ctx context.Context) error { return tx.EndTransaction(ctx, end) })
 		}
@@ -192,6 +190,30 @@ func write(ctx context.Context, cfg brewkit.Config, topic string, c Config) ([]T
 		}
 	}
 	return out, nil
+}
+
+// produce writes recs in tx's open transaction and waits, up to
+// cfg.Bound(), for every acknowledgement. (ProduceSync would wait past its
+// context: a transactional record in flight cannot be cancelled, so the
+// bound is on Flush.)
+func produce(ctx context.Context, cfg brewkit.Config, tx *kgo.Client, recs []*kgo.Record) error {
+	var mu sync.Mutex
+	var first error
+	for _, r := range recs {
+		tx.Produce(ctx, r, func(_ *kgo.Record, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if first == nil {
+				first = err
+			}
+		})
+	}
+	if err := within(ctx, cfg, tx.Flush); err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return first
 }
 
 // within runs fn with a context that ends after cfg.Bound(), and names the

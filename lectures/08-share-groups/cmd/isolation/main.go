@@ -28,7 +28,11 @@ func main() {
 	fc.NoArgs()
 	fc.ExitOnUsageError("isolation")
 	brewkit.Main("isolation", func(ctx context.Context, cfg brewkit.Config) error {
-		r, err := isolation.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(os.Stderr, s) })
+		r, err := isolation.Run(ctx, cfg, c, func(s string) {
+			if brewkit.IsTerminal(os.Stderr) { // progress for people; a failure stays one line
+				fmt.Fprintln(os.Stderr, s)
+			}
+		})
 		if err != nil {
 			return err
 		}
