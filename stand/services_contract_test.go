@@ -94,7 +94,7 @@ func TestComposeServicesBesideTheCluster(t *testing.T) {
 	}
 }
 
-// The pom's defaults are the releases the stand passes (-Dkafka.version,
+// The pom's defaults are the releases the stand passes (-Dconnect.version,
 // -Ddebezium.version); TestOneKafkaVersion checks Kafka's across the repo.
 func TestConnectPomDefaults(t *testing.T) {
 	b, err := os.ReadFile("services/connect/pom.xml")
@@ -102,7 +102,7 @@ func TestConnectPomDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	pom := string(b)
-	for tag, want := range map[string]string{"kafka.version": stand.KafkaVersion, "debezium.version": stand.DebeziumVersion} {
+	for tag, want := range map[string]string{"connect.version": stand.ConnectRuntimeVersion, "debezium.version": stand.DebeziumVersion} {
 		m := regexp.MustCompile("<" + regexp.QuoteMeta(tag) + ">([^<]*)</").FindStringSubmatch(pom)
 		if m == nil || m[1] != want {
 			t.Errorf("pom.xml <%s>: got %v, want %s", tag, m, want)

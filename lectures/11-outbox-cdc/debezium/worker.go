@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -77,9 +78,20 @@ func (w StandWorker) Kill(ctx context.Context) (string, error) {
 	default:
 		return "", fmt.Errorf("connect runs as %q: neither a pid nor a container", st.Process)
 	}
+	// Gone means its process ended and its port is closed: a JVM that got
+	// SIGKILL still accepts connections for a moment while it exits, and a
+	// restart in that moment would find the port held.
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(stand.ConnectPort))
 	err := brewkit.WaitFor(ctx, 30*time.Second, 50*time.Millisecond, func() bool {
-		_, up := w.status(ctx)
-		return !up
+		if _, up := w.status(ctx); up {
+			return false
+		}
+		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			conn.Close()
+			return false
+		}
+		return true
 	})
 	if err != nil {
 		return st.Process, fmt.Errorf("connect (%s) still runs after SIGKILL", st.Process)

@@ -19,10 +19,17 @@ import (
 // ConnectPort is where the Kafka Connect worker serves its REST API (lecture 11).
 const ConnectPort = 18083
 
-// DebeziumVersion is the Debezium release of the connect service: its
-// PostgreSQL connector runs on connect-runtime KafkaVersion (checked when the
-// course moved to it), so the worker is the course's own Kafka release.
+// DebeziumVersion is the Debezium release of the connect service.
 const DebeziumVersion = "3.6.1.Final"
+
+// ConnectRuntimeVersion is the Kafka Connect worker's release: the newest
+// connect-runtime Debezium 3.6.1.Final runs on. It is built against 4.3.0,
+// and on connect-runtime 4.4.0 its connector's validate() passes but its
+// task dies with NoClassDefFoundError org/apache/kafka/common/utils/Sanitizer
+// (4.4.0 moved the class to ...utils.internals; measured on the stand). A
+// worker is a client of the cluster: a 4.3 worker runs on the course's 4.4
+// brokers.
+const ConnectRuntimeVersion = "4.3.0"
 
 // PostgresConnector is Debezium's PostgreSQL source connector class.
 const PostgresConnector = "io.debezium.connector.postgresql.PostgresConnector"
@@ -59,7 +66,7 @@ func newConnect(s *Stand) *connect {
 
 // lib is a folder per Kafka and Debezium release: a checkout moved to
 // another never mixes two on the class path.
-func (c *connect) lib() string          { return c.dir("lib-" + KafkaVersion + "-" + DebeziumVersion) }
+func (c *connect) lib() string          { return c.dir("lib-" + ConnectRuntimeVersion + "-" + DebeziumVersion) }
 func (c *connect) workerConfig() string { return c.dir("worker.properties") }
 func (c *connect) files(name string) string {
 	return filepath.Join(c.s.Root, "stand", "services", "connect", name)
@@ -67,24 +74,24 @@ func (c *connect) files(name string) string {
 
 // connectJars are the jars whose presence means the fetch is complete.
 var connectJars = []string{
-	"connect-runtime-" + KafkaVersion + ".jar",
+	"connect-runtime-" + ConnectRuntimeVersion + ".jar",
 	"debezium-connector-postgres-" + DebeziumVersion + ".jar",
 }
 
 func (c *connect) installed() (bool, string) {
 	for _, j := range connectJars {
 		if !isFile(filepath.Join(c.lib(), j)) {
-			return false, fmt.Sprintf("connect-runtime %s and Debezium %s from Maven Central on first use (about 40 MB, Java 17+ and Maven)", KafkaVersion, DebeziumVersion)
+			return false, fmt.Sprintf("connect-runtime %s and Debezium %s from Maven Central on first use (about 40 MB, Java 17+ and Maven)", ConnectRuntimeVersion, DebeziumVersion)
 		}
 	}
-	return true, fmt.Sprintf("connect-runtime %s and Debezium %s in %s", KafkaVersion, DebeziumVersion, c.s.rel(c.lib()))
+	return true, fmt.Sprintf("connect-runtime %s and Debezium %s in %s", ConnectRuntimeVersion, DebeziumVersion, c.s.rel(c.lib()))
 }
 
 func (c *connect) install(ctx context.Context) error {
 	if err := javaAndMaven(ctx); err != nil {
 		return fmt.Errorf("the connect service needs Java 17+ and Maven: %w", err)
 	}
-	c.s.say("stand: downloading Kafka Connect %s and Debezium %s from Maven Central into %s (once)...", KafkaVersion, DebeziumVersion, c.s.rel(c.lib()))
+	c.s.say("stand: downloading connect-runtime %s and Debezium %s from Maven Central into %s (once)...", ConnectRuntimeVersion, DebeziumVersion, c.s.rel(c.lib()))
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
@@ -108,7 +115,7 @@ func (c *connect) install(ctx context.Context) error {
 // repositories that cannot be reached from everywhere.
 func (c *connect) mavenArgs() []string {
 	return []string{"-q", "-B", "-s", c.files("settings.xml"), "-f", c.files("pom.xml"),
-		"-Dkafka.version=" + KafkaVersion, "-Ddebezium.version=" + DebeziumVersion,
+		"-Dconnect.version=" + ConnectRuntimeVersion, "-Ddebezium.version=" + DebeziumVersion,
 		"-Dlib.dir=" + c.lib(), "dependency:copy-dependencies"}
 }
 

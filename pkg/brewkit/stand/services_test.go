@@ -90,11 +90,11 @@ func TestConnectWorkerConfig(t *testing.T) {
 
 func TestConnectFetchesTheCoursesRelease(t *testing.T) {
 	c := newConnect(&Stand{Root: "/repo"})
-	require.Equal(t, "/repo/.stand/services/connect/lib-"+KafkaVersion+"-"+DebeziumVersion, c.lib())
+	require.Equal(t, "/repo/.stand/services/connect/lib-"+ConnectRuntimeVersion+"-"+DebeziumVersion, c.lib())
 	args := strings.Join(c.mavenArgs(), " ")
 	for _, want := range []string{
 		"-s /repo/stand/services/connect/settings.xml", "-f /repo/stand/services/connect/pom.xml",
-		"-Dkafka.version=" + KafkaVersion, "-Ddebezium.version=" + DebeziumVersion,
+		"-Dconnect.version=" + ConnectRuntimeVersion, "-Ddebezium.version=" + DebeziumVersion,
 		"-Dlib.dir=" + c.lib(), "dependency:copy-dependencies",
 	} {
 		require.Contains(t, args, want)
