@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -33,7 +34,9 @@ func Connect(ctx context.Context) (*pgxpool.Pool, error) {
 	}
 	if err := p.Ping(ctx); err != nil {
 		p.Close()
-		return nil, fmt.Errorf("PostgreSQL at %s does not answer (`make services-up S=postgres` at the root starts it): %w", DSN(), err)
+		// pgx names each address it tried on a line of its own: one line here.
+		return nil, fmt.Errorf("PostgreSQL at %s does not answer (`make services-up S=postgres` at the root starts it): %s",
+			DSN(), strings.Join(strings.Fields(err.Error()), " "))
 	}
 	return p, nil
 }
