@@ -135,6 +135,7 @@ var programs = []program{
 	{dir: "stand/cmd/brewstand", args: []string{"stop-node", "2"}, uses: stand},
 	{dir: "stand/cmd/dashboard", args: []string{"-once"}, uses: admin},
 	{dir: "stand/cmd/tour", args: []string{"."}, offline: &outcome{2, []string{"lecture folder"}}},
+	{dir: "stand/cmd/exercises", args: []string{"list", "-lecture", "99"}, offline: &outcome{1, []string{"no graded exercises"}}},
 }
 
 // fault is one column: a cluster that misbehaves one way, and the words the
