@@ -14,11 +14,11 @@ const clock = "15:04:05.000"
 // Print writes the inspection as the README shows it: per error how many,
 // the oldest and the newest, then the oldest of each with its headers.
 func (in Inspection) Print(w io.Writer) {
-	whose := "the run " + in.Run
 	if in.Run == All {
-		whose = "every run"
+		fmt.Fprintf(w, "%s, all runs: %d dead letters\n", in.Topic, in.Total)
+	} else {
+		fmt.Fprintf(w, "%s, all runs: %d dead letters; the run %s: %d (-run all shows every run's)\n", in.Topic, in.Total, in.Run, len(in.Letters))
 	}
-	fmt.Fprintf(w, "%s, all runs: %d dead letters; %s: %d (-run all shows every run's)\n", in.Topic, in.Total, whose, len(in.Letters))
 	if len(in.Letters) == 0 {
 		return
 	}
