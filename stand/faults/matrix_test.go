@@ -132,6 +132,16 @@ var programs = []program{
 	{dir: "lectures/09-clients-throughput/cmd/defaults", offline: &outcome{0, []string{"LINGER"}}},
 	{dir: "lectures/09-clients-throughput/cmd/sweep", args: []string{"-records", "2000"}, uses: admin | writes | reads},
 
+	// Lecture 11 writes and reads one record (drill.Kafka) before it
+	// touches PostgreSQL or Connect: a Kafka fault is Kafka's, with or
+	// without PostgreSQL up.
+	{dir: "lectures/11-outbox-cdc/cmd/dual-write", args: []string{"-orders", "5", "-kills", "1"}, uses: admin | writes | reads},
+	{dir: "lectures/11-outbox-cdc/cmd/outbox", args: []string{"-orders", "10", "-writer-kills", "0", "-relay-kills", "0"}, uses: admin | writes | reads},
+	{dir: "lectures/11-outbox-cdc/cmd/inbox", args: []string{"-orders", "10", "-relay-kills", "0", "-kills", "0"}, uses: admin | writes | reads},
+	{dir: "lectures/11-outbox-cdc/cmd/cdc", args: []string{"-orders", "5", "-kills", "0", "-down", "5"}, uses: admin | writes | reads},
+	{dir: "lectures/11-outbox-cdc/cmd/debezium", args: []string{"-orders", "5", "-kill-at", "-1"}, uses: admin | writes | reads},
+	{dir: "lectures/11-outbox-cdc/cmd/compare", args: []string{"-producers", "relay", "-backlog", "10", "-steady", "5"}, uses: admin | writes | reads},
+
 	{dir: "stand/cmd/brewstand", args: []string{"stop-node", "2"}, uses: stand},
 	{dir: "stand/cmd/dashboard", args: []string{"-once"}, uses: admin},
 	{dir: "stand/cmd/tour", args: []string{"."}, offline: &outcome{2, []string{"lecture folder"}}},

@@ -83,6 +83,11 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 			o.Progress(fmt.Sprintf(format, args...))
 		}
 	}
+	cl, adm, err := drill.Kafka(ctx, cfg, brewkit.TopicNamed(o.Topic, 6))
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
 	p, err := db.Connect(ctx)
 	if err != nil {
 		return res, err
@@ -104,14 +109,6 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		return res, err
 	}
 	defer app.Close()
-	cl, adm, err := brewkit.Connect(ctx, cfg)
-	if err != nil {
-		return res, err
-	}
-	defer cl.Close()
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(o.Topic, 6)); err != nil {
-		return res, err
-	}
 	from, err := drill.Start(ctx, adm, o.Topic)
 	if err != nil {
 		return res, err

@@ -135,6 +135,15 @@ func AppName(o Options, p Producer) string { return "brew-" + o.Name + "-" + str
 // Run measures each producer in turn.
 func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	res := Result{Backlog: o.Backlog, Steady: o.Steady, Every: o.Every}
+	var topics []brewkit.Topic
+	for _, p := range o.Producers {
+		topics = append(topics, brewkit.TopicNamed(o.names(p).topic, 6))
+	}
+	cl, _, err := drill.Kafka(ctx, cfg, topics...)
+	if err != nil {
+		return res, err
+	}
+	cl.Close()
 	for _, p := range o.Producers {
 		row, err := measure(ctx, cfg, o, p)
 		if err != nil {

@@ -156,6 +156,19 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		}
 	}
 	c := o.Connect
+	cl, adm, err := drill.Kafka(ctx, cfg, brewkit.TopicNamed(o.Topic, 6))
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	if o.KillAt >= 0 {
+		if o.Worker == nil {
+			return res, errors.New("a worker kill (-kill-at) needs the worker's control (Options.Worker)")
+		}
+		if err := o.Worker.Ready(ctx); err != nil {
+			return res, err
+		}
+	}
 	p, err := db.Connect(ctx)
 	if err != nil {
 		return res, err
@@ -189,14 +202,6 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		return res, err
 	}
 	defer app.Close()
-	cl, adm, err := brewkit.Connect(ctx, cfg)
-	if err != nil {
-		return res, err
-	}
-	defer cl.Close()
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(o.Topic, 6)); err != nil {
-		return res, err
-	}
 	from, err := drill.Start(ctx, adm, o.Topic)
 	if err != nil {
 		return res, err

@@ -26,23 +26,40 @@ type Worker interface {
 	// PID is the worker's process id on this machine (0 when it runs in a
 	// container).
 	PID(ctx context.Context) (int, error)
+	// Ready says whether Kill and Start can work: the worker runs under
+	// this control. The demo asks before it starts.
+	Ready(ctx context.Context) error
 }
 
 // StandWorker is the stand's connect service, through stand control: the
 // pid `scripts/brewstand services status` shows, and `scripts/brewstand
 // services up connect`.
 type StandWorker struct {
-	S *stand.Stand
+	S   *stand.Stand
+	err error // why there is none
 }
 
 // NewStandWorker finds the stand of this checkout; its progress goes to out.
+// Without one it returns the error, and a StandWorker whose Ready says it.
 func NewStandWorker(out io.Writer) (StandWorker, error) {
 	s, err := stand.Find()
 	if err != nil {
-		return StandWorker{}, fmt.Errorf("the demo kills and restarts the connect service, so it runs in a checkout of the course: %w", err)
+		err = fmt.Errorf("the demo kills and restarts the connect service, so it runs in a checkout of the course: %w", err)
+		return StandWorker{err: err}, err
 	}
 	s.Out = out
 	return StandWorker{S: s}, nil
+}
+
+// Ready is nil when the stand of this checkout runs the connect service.
+func (w StandWorker) Ready(ctx context.Context) error {
+	if w.err != nil {
+		return w.err
+	}
+	if _, up := w.status(ctx); !up {
+		return fmt.Errorf("the connect service is not running: `make services` starts it")
+	}
+	return nil
 }
 
 func (w StandWorker) status(ctx context.Context) (stand.ServiceStatus, bool) {

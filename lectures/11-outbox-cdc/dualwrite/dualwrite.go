@@ -129,20 +129,17 @@ type Result struct {
 // o.Orders orders are written, killing each at the next kill point between
 // its two writes, and counts what the table and the topic hold.
 func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
+	cl, adm, err := drill.Kafka(ctx, cfg, brewkit.TopicNamed(o.Topic, 6))
+	if err != nil {
+		return Result{}, err
+	}
+	defer cl.Close()
 	p, err := db.Connect(ctx)
 	if err != nil {
 		return Result{}, err
 	}
 	defer p.Close()
 	if err := db.ResetSchema(ctx, p, o.Schema, DDL...); err != nil {
-		return Result{}, err
-	}
-	cl, adm, err := brewkit.Connect(ctx, cfg)
-	if err != nil {
-		return Result{}, err
-	}
-	defer cl.Close()
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(o.Topic, 6)); err != nil {
 		return Result{}, err
 	}
 	from, err := drill.Start(ctx, adm, o.Topic)

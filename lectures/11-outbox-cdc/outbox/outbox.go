@@ -136,20 +136,17 @@ type Result struct {
 // topic.
 func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	res := Result{Orders: o.Orders, Relays: o.Relays, Batch: o.Batch, SentBy: make([]int, o.Relays)}
+	cl, adm, err := drill.Kafka(ctx, cfg, brewkit.TopicNamed(o.Topic, 6))
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
 	p, err := db.Connect(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer p.Close()
 	if err := db.ResetSchema(ctx, p, o.Schema, DDL...); err != nil {
-		return res, err
-	}
-	cl, adm, err := brewkit.Connect(ctx, cfg)
-	if err != nil {
-		return res, err
-	}
-	defer cl.Close()
-	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(o.Topic, 6)); err != nil {
 		return res, err
 	}
 	from, err := drill.Start(ctx, adm, o.Topic)

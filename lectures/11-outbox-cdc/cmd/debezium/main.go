@@ -54,11 +54,8 @@ func main() {
 
 	brewkit.Main("debezium", func(ctx context.Context, cfg brewkit.Config) error {
 		if o.KillAt >= 0 {
-			w, err := debezium.NewStandWorker(os.Stderr)
-			if err != nil {
-				return err
-			}
-			o.Worker = w
+			// Its error, if any, is Run's once Kafka answered (Ready).
+			o.Worker, _ = debezium.NewStandWorker(os.Stderr)
 		}
 		o.Progress = func(s string) { fmt.Fprintln(os.Stderr, s) }
 		r, err := debezium.Run(ctx, cfg, o)
