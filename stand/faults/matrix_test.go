@@ -132,6 +132,19 @@ var programs = []program{
 	{dir: "lectures/09-clients-throughput/cmd/defaults", offline: &outcome{0, []string{"LINGER"}}},
 	{dir: "lectures/09-clients-throughput/cmd/sweep", args: []string{"-records", "2000"}, uses: admin | writes | reads},
 
+	// Lecture 10's programs each start a partner of their own on a free
+	// port (-partner 127.0.0.1:0): the matrix runs them side by side.
+	{dir: "lectures/10-processing-failures/cmd/backpressure", args: []string{"-partner", "127.0.0.1:0", "-orders", "200", "-pad", "64", "-rate", "1000", "-slow", "1s", "-watch", "2s"}, uses: admin | writes | reads},
+	// dlt fetches the dead-letter topic only up to its end offsets: on the
+	// matrix's clusters it is empty, and nothing is fetched.
+	{dir: "lectures/10-processing-failures/cmd/dlt", uses: admin},
+	{dir: "lectures/10-processing-failures/cmd/double-booking", args: []string{"-partner", "127.0.0.1:0", "-orders", "5"}, uses: admin | writes | reads},
+	{dir: "lectures/10-processing-failures/cmd/naive", args: []string{"-partner", "127.0.0.1:0", "-orders", "10", "-poison", "5", "-outage", "3s", "-watch", "2s"}, uses: admin | writes | reads},
+	{dir: "lectures/10-processing-failures/cmd/partner", args: []string{"-addr", "192.0.2.1:18080"}, offline: &outcome{1, []string{"cannot listen on 192.0.2.1:18080"}}},
+	{dir: "lectures/10-processing-failures/cmd/retry-topics", args: []string{"-partner", "127.0.0.1:0", "-orders", "6", "-keys", "0", "-poison", "1", "-delays", "1s,1s", "-outage", "0", "-error-rate", "0", "-limit", "20s"}, uses: admin | writes | reads},
+	{dir: "lectures/10-processing-failures/cmd/shutdown", args: []string{"-partner", "127.0.0.1:0", "-orders", "20", "-stop-after", "5"}, uses: admin | writes | reads},
+	{dir: "lectures/10-processing-failures/cmd/workers", args: []string{"-partner", "127.0.0.1:0", "-events", "20", "-orders", "5"}, uses: admin | writes | reads},
+
 	// Lecture 11 writes and reads one record (drill.Kafka) before it
 	// touches PostgreSQL or Connect: a Kafka fault is Kafka's, with or
 	// without PostgreSQL up.

@@ -66,11 +66,7 @@ func Start(ctx context.Context, cfg brewkit.Config, command []string, c Courier,
 		p.exitedAt = time.Now()
 		p.mu.Unlock()
 		if err != nil && !brewkit.Crashed(err) {
-			msg := strings.TrimSpace(p.stderr.String())
-			if msg == "" {
-				msg = err.Error()
-			}
-			p.err = errors.New(msg)
+			p.err = processError(err, p.stderr.Bytes())
 		}
 		close(p.done)
 	}()
@@ -145,11 +141,15 @@ func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
 // did; an error is its failure (a SIGKILL is none).
 func (p *Proc) Wait(limit time.Duration) (time.Time, error) {
 	select {
-	case <-p.done:
-	case <-time.After(limit):
-		p.cmd.Process.Kill() //nolint:errcheck // it is ending anyway
-		<-p.done
-		return time.Now(), fmt.Errorf("the courier process did not end within %s", limit)
+	case <-p.done: // ended already: its own error, whatever the limit (0 too)
+	default:
+		select {
+		case <-p.done:
+		case <-time.After(limit):
+			p.cmd.Process.Kill() //nolint:errcheck // it is ending anyway
+			<-p.done
+			return time.Now(), fmt.Errorf("the courier process did not end within %s", limit)
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -158,3 +158,16 @@ func (p *Proc) Wait(limit time.Duration) (time.Time, error) {
 
 // Done is closed once the process has ended.
 func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// processError is the failure of a courier process that ended with waitErr
+// after writing stderr. Run by Child, it writes one line as it fails, naming
+// itself ("backpressure courier: ..."): that line is the error, and the
+// program's own one line holds it. Anything else it wrote (a panic's trace)
+// goes on to this program's stderr, and the error is the exit status.
+func processError(waitErr error, stderr []byte) error {
+	if msg := strings.TrimSpace(string(stderr)); msg != "" && !strings.Contains(msg, "\n") {
+		return errors.New(msg)
+	}
+	os.Stderr.Write(stderr) //nolint:errcheck // best effort
+	return fmt.Errorf("the courier process: %w", waitErr)
+}

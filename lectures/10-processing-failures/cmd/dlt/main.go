@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/dlt"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -66,15 +67,19 @@ func main() {
 			return err
 		}
 		defer own.Close()
+		// Progress comes once records are read (Kafka answered); piped, the
+		// note waits for success: a failure is one line.
 		say := func(s string) { fmt.Fprintln(os.Stderr, s) }
+		nt := notes.Stderr()
 		if own != nil {
-			say(fmt.Sprintf("(no partner answered on %s: this run started its own, whose log knows nothing of earlier runs' bookings; `make partner` keeps one log across the commands)", *addr))
+			nt.Note(fmt.Sprintf("(no partner answered on %s: this run started its own, whose log knows nothing of earlier runs' bookings; `make partner` keeps one log across the commands)", *addr))
 		}
 		res, err := dlt.RunReplay(ctx, cfg, dlt.Replay{Topics: topics, Run: *run, Kind: *kind, Error: *errText,
 			Again: *again, Book: *book, Limit: *limit}, pc, say)
 		if err != nil {
 			return err
 		}
+		nt.Done()
 		if *asJSON {
 			return json.NewEncoder(os.Stdout).Encode(res)
 		}

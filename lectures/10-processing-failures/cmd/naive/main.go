@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/naive"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -43,22 +44,24 @@ func main() {
 	o.Run = fmt.Sprintf("naive-%d", time.Now().UnixMilli())
 
 	brewkit.Main("naive", func(ctx context.Context, cfg brewkit.Config) error {
+		nt := notes.Stderr() // piped, a failure is one line: the note waits for success
 		p, own, err := partner.Ensure(ctx, *addr)
 		if err != nil {
 			return err
 		}
 		if own != nil {
 			defer own.Close()
-			fmt.Fprintf(os.Stderr, "partner: none answered on %s: started one in this process (`make partner` runs it on its own)\n", *addr)
+			nt.Note(fmt.Sprintf("partner: none answered on %s: started one in this process (`make partner` runs it on its own)", *addr))
 		}
 		o.Partner = p
 		o.Progress = func(s naive.Second) {
-			fmt.Fprintf(os.Stderr, "%4s  partner calls %4d  booked %3d  lag %3d\n", s.At, s.Calls, s.Booked, s.Lag)
+			nt.Progress(fmt.Sprintf("%4s  partner calls %4d  booked %3d  lag %3d", s.At, s.Calls, s.Booked, s.Lag))
 		}
 		r, err := naive.Run(ctx, cfg, o)
 		if err != nil {
 			return err
 		}
+		nt.Done()
 		naive.Print(os.Stdout, o, r)
 		return nil
 	})

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -77,14 +78,18 @@ func main() {
 			return err
 		}
 		defer own.Close()
+		// Progress comes once records are read (Kafka answered); piped, the
+		// note waits for success: a failure is one line.
 		say := func(s string) { fmt.Fprintln(os.Stderr, s) }
+		nt := notes.Stderr()
 		if own != nil {
-			say(fmt.Sprintf("(no partner answered on %s: this run started its own, whose log holds this run's calls only)", *addr))
+			nt.Note(fmt.Sprintf("(no partner answered on %s: this run started its own, whose log holds this run's calls only)", *addr))
 		}
 		res, err := retry.Run(ctx, cfg, d, pc, say)
 		if err != nil {
 			return err
 		}
+		nt.Done()
 		if *asJSON {
 			return json.NewEncoder(os.Stdout).Encode(res)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/backpressure"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/shutdown"
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -57,20 +58,22 @@ func main() {
 	o.Courier = []string{self, "courier"}
 
 	brewkit.Main("shutdown", func(ctx context.Context, cfg brewkit.Config) error {
+		nt := notes.Stderr() // piped, a failure is one line: the note waits for success
 		p, own, err := partner.Ensure(ctx, *addr)
 		if err != nil {
 			return err
 		}
 		if own != nil {
 			defer own.Close()
-			fmt.Fprintf(os.Stderr, "partner: none answered on %s: started one in this process (`make partner` runs it on its own)\n", *addr)
+			nt.Note(fmt.Sprintf("partner: none answered on %s: started one in this process (`make partner` runs it on its own)", *addr))
 		}
 		o.Partner, o.PartnerAddr = p, strings.TrimPrefix(p.Base, "http://") // the one that answers: with -partner 127.0.0.1:0, a free port
-		o.Progress = func(s string) { fmt.Fprintln(os.Stderr, s) }
+		o.Progress = nt.Progress
 		rows, err := shutdown.Run(ctx, cfg, o)
 		if err != nil {
 			return err
 		}
+		nt.Done()
 		shutdown.Print(os.Stdout, o, rows)
 		return nil
 	})

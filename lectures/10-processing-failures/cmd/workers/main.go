@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/workers"
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -37,19 +38,21 @@ func main() {
 	o.Run = fmt.Sprintf("workers-%d", time.Now().UnixMilli())
 
 	brewkit.Main("workers", func(ctx context.Context, cfg brewkit.Config) error {
+		nt := notes.Stderr() // piped, a failure is one line: the note waits for success
 		p, own, err := partner.Ensure(ctx, *addr)
 		if err != nil {
 			return err
 		}
 		if own != nil {
 			defer own.Close()
-			fmt.Fprintf(os.Stderr, "partner: none answered on %s: started one in this process (`make partner` runs it on its own)\n", *addr)
+			nt.Note(fmt.Sprintf("partner: none answered on %s: started one in this process (`make partner` runs it on its own)", *addr))
 		}
 		o.Partner = p
-		rows, err := workers.Table(ctx, cfg, o, func(s string) { fmt.Fprintln(os.Stderr, s) })
+		rows, err := workers.Table(ctx, cfg, o, nt.Progress)
 		if err != nil {
 			return err
 		}
+		nt.Done()
 		workers.Print(os.Stdout, o, rows)
 		return nil
 	})
