@@ -77,29 +77,29 @@ type Orders struct {
 	mu        sync.Mutex
 	committed map[string]time.Time // order id: when its COMMIT returned
 	n         int
-	cancel    context.CancelFunc
+	stop      chan struct{}
 	done      chan error
 }
 
 // StartOrders calls place for orders 0, 1, ... one every every, until Stop.
+// Stop never interrupts a transaction (a COMMIT cut off by a cancelled
+// context may have committed, or not): it ends the writes between two.
 func StartOrders(ctx context.Context, every time.Duration, place func(ctx context.Context, n int) (string, error)) *Orders {
-	ctx, cancel := context.WithCancel(ctx)
-	o := &Orders{committed: map[string]time.Time{}, cancel: cancel, done: make(chan error, 1)}
+	o := &Orders{committed: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan error, 1)}
 	go func() {
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for n := 0; ; n++ {
 			select {
-			case <-ctx.Done():
+			case <-o.stop:
 				o.done <- nil
+				return
+			case <-ctx.Done():
+				o.done <- ctx.Err()
 				return
 			case <-tick.C:
 			}
 			id, err := place(ctx, n)
-			if ctx.Err() != nil {
-				o.done <- nil
-				return
-			}
 			if err != nil {
 				o.done <- err
 				return
@@ -123,7 +123,7 @@ func (o *Orders) Count() int {
 // Stop stops the writes and returns each committed order with its commit time.
 func (o *Orders) Stop(t *testing.T) map[string]time.Time {
 	t.Helper()
-	o.cancel()
+	close(o.stop)
 	require.NoError(t, <-o.done, "order-service")
 	o.mu.Lock()
 	defer o.mu.Unlock()
