@@ -3,6 +3,7 @@ package backpressure_test
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,11 @@ func TestBoundedQueueKeepsMemoryFlatReadme(t *testing.T) {
 	require.Positive(t, bounded.MaxQueue)
 	require.LessOrEqual(t, bounded.MaxQueue, o.Queue, "the bounded queue never holds more than its size")
 	require.Positive(t, bounded.Pauses)
-	require.True(t, bounded.Timeline[1].Paused, "paused while the partner is slow")
+	// It paused at some second of the slow window: when depends on how
+	// fast the queue fills (later under -race or on a loaded machine).
+	slowWindow := bounded.Timeline[:min(len(bounded.Timeline), int(o.Slow/time.Second))]
+	require.True(t, slices.ContainsFunc(slowWindow, func(p backpressure.Point) bool { return p.Paused }),
+		"paused while the partner is slow")
 	require.Less(t, bounded.PeakRSS, int64(backpressure.RSSBound), "the README's bound")
 	require.Greater(t, unbounded.MaxQueue, o.Orders/2, "the unbounded queue holds the backlog")
 	require.Zero(t, unbounded.Pauses)
