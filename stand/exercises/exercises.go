@@ -8,6 +8,7 @@
 //	// Package NAME is exercise NN/NAME: one line of title.
 //	//
 //	// Graded on: any stand.        (or: real Kafka.)
+//	// Needs: postgres.             (optional: the services beside the cluster it needs)
 //	//
 //	// The task, one paragraph.
 //
@@ -34,13 +35,14 @@ const StubFile = "exercise.go"
 
 // Exercise is one graded exercise.
 type Exercise struct {
-	Lecture  string // "02"
-	Name     string // "partitioner"
-	Dir      string // the exercise's folder
-	Title    string // the package comment's first line, after "is exercise NN/NAME: "
-	Task     string // the package comment after the "Graded on" line
-	Real     bool   // graded on real Kafka only
-	Solution string // the reference solution
+	Lecture  string   // "02"
+	Name     string   // "partitioner"
+	Dir      string   // the exercise's folder
+	Title    string   // the package comment's first line, after "is exercise NN/NAME: "
+	Task     string   // the package comment after the "Graded on" line
+	Real     bool     // graded on real Kafka only
+	Needs    []string // the services beside the cluster it needs (postgres, connect)
+	Solution string   // the reference solution
 	Wrong    []string
 }
 
@@ -52,16 +54,21 @@ func (e Exercise) Stub() string { return filepath.Join(e.Dir, StubFile) }
 
 // GradedOn says where the exercise is graded, for people.
 func (e Exercise) GradedOn() string {
+	on := "any stand"
 	if e.Real {
-		return "real Kafka"
+		on = "real Kafka"
 	}
-	return "any stand"
+	if len(e.Needs) > 0 {
+		on += " with " + strings.Join(e.Needs, ", ")
+	}
+	return on
 }
 
 var (
 	lectureDirRe = regexp.MustCompile(`^(\d\d)-`)
 	titleRe      = regexp.MustCompile(`^Package (\w+) is exercise (\d\d)/(\w+): (.+)$`)
 	gradedRe     = regexp.MustCompile(`(?m)^Graded on: (any stand|real Kafka)\.$`)
+	needsRe      = regexp.MustCompile(`(?m)^Needs: ([a-z, ]+)\.$`)
 )
 
 // Find returns every exercise under root (the repository), in lecture and
@@ -114,7 +121,12 @@ func read(root, lecture, dir string) (Exercise, error) {
 		return ex, fmt.Errorf("%s: the package comment has no line %q or %q", ex.Stub(), "Graded on: any stand.", "Graded on: real Kafka.")
 	}
 	ex.Real = rest[g[2]:g[3]] == "real Kafka"
-	ex.Task = strings.Join(strings.Fields(rest[g[1]:]), " ")
+	task := rest[g[1]:]
+	if n := needsRe.FindStringSubmatchIndex(task); n != nil {
+		ex.Needs = strings.FieldsFunc(task[n[2]:n[3]], func(r rune) bool { return r == ',' || r == ' ' })
+		task = task[n[1]:]
+	}
+	ex.Task = strings.Join(strings.Fields(task), " ")
 
 	sol := filepath.Join(root, "solutions", lecture, ex.Name)
 	ex.Solution = filepath.Join(sol, "solution.go")

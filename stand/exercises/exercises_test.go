@@ -44,6 +44,22 @@ func TestEveryExerciseIsComplete(t *testing.T) {
 	}
 }
 
+// A Needs line names the services an exercise needs, and is not its task.
+func TestNeedsLine(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "lectures", "11-x", "exercises", "rows")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, StubFile), []byte("// Package rows is exercise 11/rows: write rows.\n//\n// Graded on: any stand.\n// Needs: postgres.\n//\n// Write the rows.\npackage rows\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "solutions", "11", "rows"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "solutions", "11", "rows", "solution.go"), []byte("package rows\n"), 0o644))
+	all, err := Find(root, "11")
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	require.Equal(t, []string{"postgres"}, all[0].Needs)
+	require.Equal(t, "Write the rows.", all[0].Task)
+	require.Equal(t, "any stand with postgres", all[0].GradedOn())
+}
+
 func TestParseGraderOutput(t *testing.T) {
 	out := strings.Join([]string{
 		`{"Action":"start","Package":"x"}`,

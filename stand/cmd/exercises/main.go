@@ -234,11 +234,7 @@ func progress(w io.Writer, root string) error {
 	if err != nil {
 		return err
 	}
-	width := len("EXERCISE")
-	for _, ex := range all {
-		width = max(width, len(ex.ID()))
-	}
-	fmt.Fprintf(w, "%-*s  %-10s  %-11s  %s\n", width, "EXERCISE", "GRADED ON", "STATE", "LAST CHECK")
+	t := brewkit.NewTable(w, "EXERCISE", "GRADED ON", "STATE", "LAST CHECK")
 	passed := 0
 	for _, ex := range all {
 		state, c := p.State(root, ex)
@@ -255,8 +251,9 @@ func progress(w io.Writer, root string) error {
 		if state == exercises.Passed {
 			passed++
 		}
-		fmt.Fprintf(w, "%-*s  %-10s  %-11s  %s\n", width, ex.ID(), ex.GradedOn(), state, last)
+		t.Row(ex.ID(), ex.GradedOn(), state, last)
 	}
+	t.Flush()
 	fmt.Fprintf(w, "\n%d of %d passed. `make exercise L=NN` shows a lecture's tasks; `make check L=NN EX=NAME` grades one.\n", passed, len(all))
 	return nil
 }
@@ -275,7 +272,11 @@ func prove(ctx context.Context, w io.Writer, root, lecture string, sim bool, par
 		env = []string{brewkit.EnvBootstrap + "=", "BREW_REQUIRE_REAL="}
 		var any []exercises.Exercise
 		for _, ex := range all {
-			if !ex.Real {
+			switch {
+			case ex.Real:
+			case len(ex.Needs) > 0:
+				fmt.Fprintf(w, "%-28s skipped on the simulation: it needs %s (the real tier proves it)\n", ex.ID(), strings.Join(ex.Needs, ", "))
+			default:
 				any = append(any, ex)
 			}
 		}
