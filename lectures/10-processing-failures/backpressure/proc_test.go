@@ -16,8 +16,9 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit/sim"
 )
 
-// A courier process whose fetches Kafka refuses, or leaves unanswered, ends
-// by itself within its KAFKA_TIMEOUT with one line naming it and why; the
+// A courier process with no cluster, or whose fetches Kafka refuses or leaves
+// unanswered, ends by itself within its KAFKA_TIMEOUT with one line naming it
+// and why; the
 // parent's error is that line, which its program's one line holds (the
 // fault matrix runs backpressure and shutdown so). Only the simulation
 // injects these faults.
@@ -31,16 +32,22 @@ func TestCourierProcessFailureIsItsOneLine(t *testing.T) {
 	}{
 		{"refused", func(c *sim.Cluster) { c.FailFetches(kerr.TopicAuthorizationFailed) }, "TOPIC_AUTHORIZATION_FAILED"},
 		{"unanswered", func(c *sim.Cluster) { c.Hang(kmsg.Fetch) }, brewkit.EnvTimeout + "=2s"},
+		{"no cluster", nil, "no Kafka answers at 127.0.0.1:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := brewtest.Sim(t)
 			topic := env.FreshTopic(t, "courier-fails", 2)
-			tc.fault(env.Sim)
+			cfg := env.Config
+			if tc.fault == nil {
+				cfg.Brokers = []string{"127.0.0.1:1"}
+			} else {
+				tc.fault(env.Sim)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			c := backpressure.Courier{Topic: topic, Group: "brew.test.courier-fails-" + tc.name, Workers: 1, Queue: 8, Low: 2,
 				CommitEvery: 100 * time.Millisecond, SampleEvery: 100 * time.Millisecond}
-			p, err := backpressure.Start(ctx, env.Config, []string{bin, "courier"}, c, "127.0.0.1:1")
+			p, err := backpressure.Start(ctx, cfg, []string{bin, "courier"}, c, "127.0.0.1:1")
 			require.NoError(t, err)
 			select {
 			case <-p.Done():

@@ -100,6 +100,15 @@ func Child(program string, args []string) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Kafka first: a cluster that is not there, or wants a login or TLS,
+	// is one line within brewkit.DialTimeout, where the consumer alone
+	// would dial again and again.
+	cl, _, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+	cl.Close()
 	if _, err := c.Run(ctx, cfg); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
