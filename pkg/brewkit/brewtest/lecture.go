@@ -14,7 +14,8 @@ import (
 // CheckLecture holds a lecture module to the course's rules; call it from a
 // test in the lecture's root folder. Its README.md and README.en.md pass
 // checkReadme and agree block for block, its steps.txt agrees with its
-// Makefile and READMEs (checkSteps), and no program under cmd/ links the
+// Makefile and READMEs (checkSteps), both name every graded exercise
+// (checkExercises), and no program under cmd/ links the
 // simulation (kfake), which is for tests and the embedded stand only.
 func CheckLecture(t *testing.T) {
 	t.Helper()
@@ -23,6 +24,7 @@ func CheckLecture(t *testing.T) {
 	translationAgrees(t, "README.md", "README.en.md")
 	checkLanguageLine(t)
 	checkSteps(t)
+	checkExercises(t)
 
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/...").CombinedOutput()
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package inboxdedup is exercise 11/inboxdedup: an idempotent consumer: one ticket per event, however often it comes.
 //
 // Graded on: any stand.
+// Needs: postgres.
 //
 // The outbox delivers at least once, and a kitchen that dies between its
 // database commit and its offset commit gets its last batch again. Write

@@ -1,6 +1,7 @@
 // Package outboxrow is exercise 11/outboxrow: write the order and its event in one transaction.
 //
 // Graded on: any stand.
+// Needs: postgres.
 //
 // order-service must publish OrderPlaced exactly when, and only when, the
 // order commits. Write PlaceOrder: it writes ev's order to the orders table
