@@ -22,6 +22,9 @@ type Batch struct {
 	Keys   int      // > 0: the orders' keys cycle over this many order ids, so one key has several events
 	Seed   uint64   // the shops and items (0: 1)
 	IDs    []string // filled by Write: the order id of each record, poison ones too
+	// PerPartition is filled by Write: how many of the batch's records each
+	// partition got.
+	PerPartition map[int32]int
 }
 
 // Group is the consumer group a run's courier uses.
@@ -73,6 +76,10 @@ func (b *Batch) Write(ctx context.Context, cl *kgo.Client) error {
 	}
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		return fmt.Errorf("writing %d orders to %s: %w", b.Orders, b.Topic, err)
+	}
+	b.PerPartition = map[int32]int{}
+	for _, r := range recs {
+		b.PerPartition[r.Partition]++
 	}
 	return nil
 }

@@ -124,10 +124,6 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	for _, p := range parts {
 		bookedBy[p] = new(atomic.Int64)
 	}
-	unbooked, err := brewkit.EndOffsets(ctx, adm, o.Topic)
-	if err != nil {
-		return res, err
-	}
 
 	loop := func(ctx context.Context) (Crash, error) {
 		return courierLoop(ctx, cfg, o, b.Group(), &calls, &booked, bookedBy, &stuck, &revoked)
@@ -209,7 +205,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		<-done
 	}
 	for _, p := range parts {
-		if o, ok := unbooked.Lookup(b.Topic, p); ok && o.Offset > 0 && inOutage[p] == 0 {
+		if b.PerPartition[p] > 0 && inOutage[p] == 0 { // it had orders, and booked none
 			res.StalledPartitions++
 		}
 	}
