@@ -68,21 +68,21 @@ func TestGrade(t *testing.T) {
 	kills := []int{15 + rand.IntN(25), 15 + rand.IntN(25)}
 	var runs []map[string]int // each run: order (partition/offset) -> times processed
 	for i, at := range kills {
-		c := startChild(t, "TestChildConsume", append(childEnv, envCrashAt+"="+strconv.Itoa(at))...)
-		if !c.wait(time.Minute, func(l []string) bool { return slices.Contains(l, "crash-point") }) {
-			if c.done() {
+		c := grade.StartChild(t, "TestChildConsume", append(childEnv, envCrashAt+"="+strconv.Itoa(at))...)
+		if !c.Wait(time.Minute, func(l []string) bool { return slices.Contains(l, "crash-point") }) {
+			if c.Done() {
 				grade.Fail(t, "Consume runs until ctx ends: poll in a loop and process what each poll returns",
-					"%s before its order %d (run %d)", c.failure("Consume"), at, i+1)
+					"%s before its order %d (run %d)", c.Failure("Consume"), at, i+1)
 			}
 			grade.Fail(t, "poll in a loop and call process for each order the poll returns",
 				"run %d of Consume processed %d orders in a minute, and the grader waited for %d", i+1, processedIn(c.Lines()), at)
 		}
-		c.kill()
+		c.Kill()
 		runs = append(runs, processed(c.Lines()))
 	}
 
 	// The last run: until the group has committed every order.
-	last := startChild(t, "TestChildConsume", append(childEnv, envCrashAt+"=0")...)
+	last := grade.StartChild(t, "TestChildConsume", append(childEnv, envCrashAt+"=0")...)
 	var committed kadm.OffsetResponses
 	reached := func() bool {
 		committed, err = adm.FetchOffsets(ctx, group)
@@ -97,12 +97,12 @@ func TestGrade(t *testing.T) {
 		})
 		return all
 	}
-	brewkit.WaitFor(ctx, 30*time.Second, 100*time.Millisecond, func() bool { return reached() || last.done() }) //nolint:errcheck // judged below
-	if last.done() && !reached() {
-		grade.Fail(t, "Consume runs until ctx ends", "%s before the group had committed every order (run 3)", last.failure("Consume"))
+	brewkit.WaitFor(ctx, 30*time.Second, 100*time.Millisecond, func() bool { return reached() || last.Done() }) //nolint:errcheck // judged below
+	if last.Done() && !reached() {
+		grade.Fail(t, "Consume runs until ctx ends", "%s before the group had committed every order (run 3)", last.Failure("Consume"))
 	}
 	finished := reached()
-	last.kill()
+	last.Kill()
 	runs = append(runs, processed(last.Lines()))
 
 	// Judge: nothing lost, little repeated.
@@ -174,14 +174,14 @@ func TestChildConsume(t *testing.T) {
 	var n atomic.Int64
 	process := func(r *kgo.Record) {
 		if n.Add(1) == crashAt {
-			say("crash-point")
+			grade.Say("crash-point")
 			select {} // the grader kills the process now
 		}
 		time.Sleep(Work)
-		say("processed %d/%d", r.Partition, r.Offset)
+		grade.Say("processed %d/%d", r.Partition, r.Offset)
 	}
 	err = Consume(context.Background(), cfg, group, process)
-	say("returned %v", err)
+	grade.Say("returned %v", err)
 }
 
 // produce writes the orders, spread evenly over the partitions (cl places

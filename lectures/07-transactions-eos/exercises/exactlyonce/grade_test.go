@@ -108,15 +108,15 @@ func TestGrade(t *testing.T) {
 	var crashes []string
 	prev := ""
 	for i, p := range plan {
-		c := startChild(t, "TestChildKitchen", append(childEnv, fmt.Sprintf("%s=%s %d", envCrash, p.stage, p.after))...)
+		c := grade.StartChild(t, "TestChildKitchen", append(childEnv, fmt.Sprintf("%s=%s %d", envCrash, p.stage, p.after))...)
 		quietFor(t, c, i+1, prev)
-		if !c.crashed() {
-			if c.done() {
-				grade.Fail(t, "Run cooks until ctx ends: poll in a loop and cook each batch", "%s in run %d", c.failure("Run"), i+1)
+		if !c.Crashed() {
+			if c.Done() {
+				grade.Fail(t, "Run cooks until ctx ends: poll in a loop and cook each batch", "%s in run %d", c.Failure("Run"), i+1)
 			}
 			// No such stage came: the orders ran out first, or the
 			// kitchen never sends it. The last run tells.
-			c.kill()
+			c.Kill()
 			crashes = append(crashes, fmt.Sprintf("%s after %d: not reached", p.stage, p.after))
 		} else {
 			crashes = append(crashes, fmt.Sprintf("%s after %d", p.stage, p.after))
@@ -125,7 +125,7 @@ func TestGrade(t *testing.T) {
 	}
 
 	// The last run: until the group has committed every order.
-	last := startChild(t, "TestChildKitchen", childEnv...)
+	last := grade.StartChild(t, "TestChildKitchen", childEnv...)
 	reached := func() bool {
 		committed, err := adm.FetchOffsets(ctx, group)
 		if err != nil {
@@ -139,12 +139,12 @@ func TestGrade(t *testing.T) {
 		})
 		return all
 	}
-	brewkit.WaitFor(ctx, 45*time.Second, 200*time.Millisecond, func() bool { return reached() || last.done() }) //nolint:errcheck // judged below
+	brewkit.WaitFor(ctx, 45*time.Second, 200*time.Millisecond, func() bool { return reached() || last.Done() }) //nolint:errcheck // judged below
 	finished := reached()
-	if last.done() && !finished {
-		grade.Fail(t, "Run cooks until ctx ends", "%s in the last run, before the group had committed every order", last.failure("Run"))
+	if last.Done() && !finished {
+		grade.Fail(t, "Run cooks until ctx ends", "%s in the last run, before the group had committed every order", last.Failure("Run"))
 	}
-	last.stop(10 * time.Second)
+	last.Stop(10 * time.Second)
 
 	rep, err := kitchen.Verify(ctx, env.Config, in, out)
 	if err != nil {
@@ -177,17 +177,17 @@ func TestGrade(t *testing.T) {
 // cooking: the orders ran out before its crash point. A run that cooks
 // nothing for Quiet fails; after a kill with the offsets on the wire, with
 // the take-over hint.
-func quietFor(t *testing.T, c *child, n int, prev string) {
+func quietFor(t *testing.T, c *grade.Child, n int, prev string) {
 	t.Helper()
-	if !c.wait(Quiet, func(l []string) bool { return cooked(l) > 0 }) && !c.done() {
+	if !c.Wait(Quiet, func(l []string) bool { return cooked(l) > 0 }) && !c.Done() {
 		if prev == Offsets {
 			grade.Fail(t, hintTakeover, "run %d of Run, started after a kill with the batch's offsets on the wire, cooked nothing in %s", n, Quiet)
 		}
 		grade.Fail(t, "poll in a loop and call cook for each order the poll returns", "run %d of Run cooked nothing in %s", n, Quiet)
 	}
-	for !c.done() {
+	for !c.Done() {
 		seen := len(c.Lines())
-		if !c.wait(Idle, func(l []string) bool { return len(l) > seen }) {
+		if !c.Wait(Idle, func(l []string) bool { return len(l) > seen }) {
 			return
 		}
 	}
@@ -226,13 +226,13 @@ func TestChildKitchen(t *testing.T) {
 	out := os.Getenv(envOut)
 	cook := func(order *kgo.Record) []*kgo.Record {
 		if n.Add(1) == after && stage == Cooking {
-			say("crash %s", stage)
+			grade.Say("crash %s", stage)
 			brewkit.Crash()
 		}
-		say("cook %d/%d", order.Partition, order.Offset)
+		grade.Say("cook %d/%d", order.Partition, order.Offset)
 		e, err := brewkit.DecodeEvent(order)
 		if err != nil {
-			say("cook: %v", err)
+			grade.Say("cook: %v", err)
 			return nil
 		}
 		var recs []*kgo.Record
@@ -244,10 +244,10 @@ func TestChildKitchen(t *testing.T) {
 	onWrite := func(key int16) {
 		switch {
 		case (key == 28 || key == 8) && armed(Offsets): // TxnOffsetCommit, OffsetCommit
-			say("crash %s", Offsets)
+			grade.Say("crash %s", Offsets)
 			brewkit.Crash()
 		case key == 26 && armed(Commit): // EndTxn
-			say("crash %s", Commit)
+			grade.Say("crash %s", Commit)
 			brewkit.Crash()
 		}
 	}
@@ -263,7 +263,7 @@ func TestChildKitchen(t *testing.T) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	err = Run(ctx, cfg, group, os.Getenv(envTxnID), cook)
-	say("returned %v", err)
+	grade.Say("returned %v", err)
 }
 
 // writeHook is called with each request the client writes to a broker.

@@ -1,4 +1,4 @@
-package exactlyonce
+package grade
 
 import (
 	"bufio"
@@ -14,11 +14,11 @@ import (
 	"time"
 )
 
-// child is a process of the grader's own: this test binary run again with
+// Child is a process of the grader's own: this test binary run again with
 // -test.run naming one test (which calls the student's code), so that the
 // grader can kill it with SIGKILL. It writes one line to stdout for each
 // thing it did; the grader reads them as they come.
-type child struct {
+type Child struct {
 	cmd    *exec.Cmd
 	stderr bytes.Buffer // read once the process has ended
 	mu     sync.Mutex
@@ -28,11 +28,11 @@ type child struct {
 	err    error         // Wait's
 }
 
-// startChild runs test in a new process with env added to the environment;
+// StartChild runs test in a new process with env added to the environment;
 // it is killed when the test ends, if it has not ended before.
-func startChild(t testing.TB, test string, env ...string) *child {
+func StartChild(t testing.TB, test string, env ...string) *Child {
 	t.Helper()
-	c := &child{more: make(chan struct{}), ended: make(chan struct{})}
+	c := &Child{more: make(chan struct{}), ended: make(chan struct{})}
 	c.cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.timeout=3m")
 	c.cmd.Env = append(os.Environ(), env...)
 	c.cmd.Stderr = &c.stderr
@@ -59,20 +59,20 @@ func startChild(t testing.TB, test string, env ...string) *child {
 		c.mu.Unlock()
 		close(c.ended)
 	}()
-	t.Cleanup(c.kill)
+	t.Cleanup(c.Kill)
 	return c
 }
 
 // Lines returns what the child has written so far.
-func (c *child) Lines() []string {
+func (c *Child) Lines() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]string(nil), c.lines...)
 }
 
-// wait waits until cond holds for the lines written so far, the child ends or
+// Wait waits until cond holds for the lines written so far, the child ends or
 // limit passes, and reports whether cond held.
-func (c *child) wait(limit time.Duration, cond func([]string) bool) bool {
+func (c *Child) Wait(limit time.Duration, cond func([]string) bool) bool {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
@@ -92,27 +92,27 @@ func (c *child) wait(limit time.Duration, cond func([]string) bool) bool {
 	}
 }
 
-// kill ends the child with SIGKILL, as a power cut would, and waits until it
+// Kill ends the child with SIGKILL, as a power cut would, and waits until it
 // has ended and its output is read.
-func (c *child) kill() {
+func (c *Child) Kill() {
 	c.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // it may have ended already
 	<-c.ended
 }
 
-// stop asks the child to end (SIGTERM: the child's ctx ends), and kills it
+// Stop asks the child to end (SIGTERM: the child's ctx ends), and kills it
 // when it has not ended within limit.
-func (c *child) stop(limit time.Duration) {
+func (c *Child) Stop(limit time.Duration) {
 	c.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have ended already
 	select {
 	case <-c.ended:
 	case <-time.After(limit):
-		c.kill()
+		c.Kill()
 	}
 }
 
-// crashed reports whether the child ended by SIGKILL.
-func (c *child) crashed() bool {
-	if !c.done() {
+// Crashed reports whether the child ended by SIGKILL.
+func (c *Child) Crashed() bool {
+	if !c.Done() {
 		return false
 	}
 	var exit *exec.ExitError
@@ -123,8 +123,8 @@ func (c *child) crashed() bool {
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
-// done reports whether the child has ended.
-func (c *child) done() bool {
+// Done reports whether the child has ended.
+func (c *Child) Done() bool {
 	select {
 	case <-c.ended:
 		return true
@@ -133,9 +133,9 @@ func (c *child) done() bool {
 	}
 }
 
-// failure says, once the child has ended by itself, why: the line the student's
+// Failure says, once the child has ended by itself, why: the line the student's
 // function returned with, a panic, or how it exited.
-func (c *child) failure(fn string) string {
+func (c *Child) Failure(fn string) string {
 	for _, l := range c.Lines() {
 		if rest, ok := strings.CutPrefix(l, "returned "); ok {
 			return fmt.Sprintf("%s returned (%s)", fn, rest)
@@ -149,11 +149,11 @@ func (c *child) failure(fn string) string {
 	return fmt.Sprintf("the process running %s ended: %v", fn, c.err)
 }
 
-// say writes one line for the grader, whole even when called from several
+// Say writes one line for the grader, whole even when called from several
 // goroutines at once.
 var sayMu sync.Mutex
 
-func say(format string, args ...any) {
+func Say(format string, args ...any) {
 	sayMu.Lock()
 	defer sayMu.Unlock()
 	fmt.Fprintf(os.Stdout, format+"\n", args...)
