@@ -152,7 +152,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		if err != nil {
 			return p, fmt.Errorf("%s producing at %d records/s: %w", client.Name(), w.Rate, err)
 		}
-		p.Records = c.PacedRecords // the measured ones, as Java's steady-state line counts
+		p.Records = c.PacedRecords // the measured ones; the rate is the whole run's
 		return p, nil
 	}
 

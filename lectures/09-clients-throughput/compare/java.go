@@ -72,19 +72,24 @@ func (Java) Produce(ctx context.Context, cfg brewkit.Config, topic string, w per
 	if len(ms) == 0 {
 		return perf.Phase{}, fmt.Errorf("ProducerPerformance: no summary line in:\n%s", out)
 	}
-	m := ms[len(ms)-1]
+	// The first summary is the whole run's; with warm-up records a second
+	// one follows for the steady state, the records after the warm-up. The
+	// rate is the whole run's, as the Go clients measure it: a warm-up that
+	// fell behind (the JVM starting on a busy machine) is caught up in the
+	// steady state, whose own rate then runs above the one asked for. The
+	// latencies are the steady state's.
+	all, m := ms[0], ms[len(ms)-1]
+	sent, _ := strconv.Atoi(all[1])
+	perSec, _ := strconv.ParseFloat(all[2], 64)
 	n, _ := strconv.Atoi(m[1])
-	perSec, _ := strconv.ParseFloat(m[2], 64)
 	maxMs, _ := strconv.ParseFloat(m[4], 64)
 	p50, _ := strconv.Atoi(m[5])
 	p99, _ := strconv.Atoi(m[6])
-	// With warm-up records the last summary is the steady state's: the
-	// records after the warm-up.
-	if n != w.Records-w.Warmup {
-		return perf.Phase{}, fmt.Errorf("ProducerPerformance sent %d of %d records", n, w.Records-w.Warmup)
+	if sent != w.Records || n != w.Records-w.Warmup {
+		return perf.Phase{}, fmt.Errorf("ProducerPerformance sent %d of %d records (%d of %d after the warm-up)", sent, w.Records, n, w.Records-w.Warmup)
 	}
-	ph := perf.Phase{Records: n, PerSec: perSec, CPU: cpu,
-		Elapsed: time.Duration(float64(n) / perSec * float64(time.Second)),
+	ph := perf.Phase{Records: sent, PerSec: perSec, CPU: cpu,
+		Elapsed: time.Duration(float64(sent) / perSec * float64(time.Second)),
 		P50:     time.Duration(p50) * time.Millisecond, P99: time.Duration(p99) * time.Millisecond, Max: time.Duration(maxMs * float64(time.Millisecond))}
 	ph.Finish(w.Size)
 	return ph, nil

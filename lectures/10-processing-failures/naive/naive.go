@@ -107,26 +107,25 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	if err := o.Partner.Reset(ctx); err != nil {
 		return res, err
 	}
-	if _, err := o.Partner.SetFaults(ctx, partner.Faults{OutageFor: partner.Duration(o.Outage)}); err != nil {
-		return res, err
-	}
-	start := time.Now()
-
-	var calls, booked atomic.Int64
-	var stuck atomic.Pointer[stuckOn]
-	var revoked atomic.Int64
-	bookedBy := map[int32]*atomic.Int64{}
 	parts, err := partitions(ctx, adm, o.Topic)
 	if err != nil {
 		return res, err
 	}
 	res.Partitions = len(parts)
-	for _, p := range parts {
-		bookedBy[p] = new(atomic.Int64)
+	// The outage ends when the partner says it does: each call and booking
+	// is counted in it or after it by that clock, not by when this loop
+	// gets to look.
+	f, err := o.Partner.SetFaults(ctx, partner.Faults{OutageFor: partner.Duration(o.Outage)})
+	if err != nil {
+		return res, err
 	}
+	start := time.Now()
+	t := newTally(f.OutageUntil, parts)
+	var stuck atomic.Pointer[stuckOn]
+	var revoked atomic.Int64
 
 	loop := func(ctx context.Context) (Crash, error) {
-		return courierLoop(ctx, cfg, o, b.Group(), &calls, &booked, bookedBy, &stuck, &revoked)
+		return courierLoop(ctx, cfg, o, b.Group(), t, &stuck, &revoked)
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
@@ -159,9 +158,9 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	outageOver := time.After(o.Outage)
-	end := time.After(o.Outage + o.Watch)
-	inOutage := map[int32]int64{}
+	left := max(0, time.Until(f.OutageUntil)) // of the outage: none when there is none
+	outageOver := time.After(left)
+	end := time.After(left + o.Watch)
 	for {
 		select {
 		case err := <-done:
@@ -173,15 +172,11 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 			continue
 		case <-tick.C:
 			if o.Progress != nil {
-				o.Progress(Second{At: time.Since(start).Round(time.Second), Calls: calls.Load(), Booked: booked.Load(), Lag: lagNow()})
+				o.Progress(Second{At: time.Since(start).Round(time.Second), Calls: t.calls.Load(), Booked: t.booked.Load(), Lag: lagNow()})
 			}
 			continue
 		case <-outageOver:
-			res.CallsInOutage, res.BookedInOutage = calls.Load(), booked.Load()
 			res.LagAfterOutage = lagNow()
-			for p, n := range bookedBy {
-				inOutage[p] = n.Load()
-			}
 			continue
 		case <-end:
 		case <-ctx.Done():
@@ -195,7 +190,8 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	if groups, err := adm.DescribeGroups(ctx, b.Group()); err == nil {
 		res.Members = len(groups[b.Group()].Members)
 	}
-	res.Booked, res.CallsTotal = booked.Load(), calls.Load()
+	res.Booked, res.CallsTotal = t.booked.Load(), t.calls.Load()
+	res.CallsInOutage, res.BookedInOutage = t.callsInOutage.Load(), t.bookedInOutage.Load()
 	res.Lag = lagNow()
 	if l, err := o.Partner.Log(ctx); err == nil {
 		res.BookedTwice = len(l.Doubles())
@@ -205,7 +201,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		<-done
 	}
 	for _, p := range parts {
-		if b.PerPartition[p] > 0 && inOutage[p] == 0 { // it had orders, and booked none
+		if b.PerPartition[p] > 0 && t.bookedInOutageOn[p].Load() == 0 { // it had orders, and booked none
 			res.StalledPartitions++
 		}
 	}
@@ -214,6 +210,48 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		res.stuckPartition, res.stuckOffset = s.partition, s.offset
 	}
 	return res, nil
+}
+
+// tally counts the courier's calls and bookings, and those of them made
+// before the partner's outage ended (for the bookings: answered before it).
+type tally struct {
+	outageEnd                     time.Time
+	calls, booked                 atomic.Int64
+	callsInOutage, bookedInOutage atomic.Int64
+	bookedInOutageOn              map[int32]*atomic.Int64 // by partition
+}
+
+func newTally(outageEnd time.Time, parts []int32) *tally {
+	t := &tally{outageEnd: outageEnd, bookedInOutageOn: map[int32]*atomic.Int64{}}
+	for _, p := range parts {
+		t.bookedInOutageOn[p] = new(atomic.Int64)
+	}
+	return t
+}
+
+// call counts a call made at at; uncall takes it back (it never reached the
+// partner).
+func (t *tally) call(at time.Time) {
+	t.calls.Add(1)
+	if at.Before(t.outageEnd) {
+		t.callsInOutage.Add(1)
+	}
+}
+
+func (t *tally) uncall(at time.Time) {
+	t.calls.Add(-1)
+	if at.Before(t.outageEnd) {
+		t.callsInOutage.Add(-1)
+	}
+}
+
+// book counts a booking of partition p's record, answered now.
+func (t *tally) book(p int32) {
+	t.booked.Add(1)
+	if time.Now().Before(t.outageEnd) {
+		t.bookedInOutage.Add(1)
+		t.bookedInOutageOn[p].Add(1)
+	}
 }
 
 type stuckOn struct {
@@ -228,7 +266,7 @@ type stuckOn struct {
 // (returns errCrash) on a record it cannot decode, as a service that panics
 // on a malformed order.
 func courierLoop(ctx context.Context, cfg brewkit.Config, o Options, group string,
-	calls, booked *atomic.Int64, bookedBy map[int32]*atomic.Int64, stuck *atomic.Pointer[stuckOn], revoked *atomic.Int64) (Crash, error) {
+	t *tally, stuck *atomic.Pointer[stuckOn], revoked *atomic.Int64) (Crash, error) {
 	cl, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(group), kgo.ConsumeTopics(o.Topic),
 		kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
 		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
@@ -253,11 +291,11 @@ func courierLoop(ctx context.Context, cfg brewkit.Config, o Options, group strin
 		for it := fs.RecordIter(); !it.Done(); {
 			r := it.Next()
 			for attempt := int64(1); ; attempt++ {
-				calls.Add(1)
+				at := time.Now()
+				t.call(at)
 				err := booker.Book(ctx, r)
 				if err == nil {
-					booked.Add(1)
-					bookedBy[r.Partition].Add(1)
+					t.book(r.Partition)
 					break
 				}
 				if ctx.Err() != nil {
@@ -265,7 +303,7 @@ func courierLoop(ctx context.Context, cfg brewkit.Config, o Options, group strin
 				}
 				var poison *courier.PoisonError
 				if errors.As(err, &poison) {
-					calls.Add(-1) // it never reached the partner
+					t.uncall(at) // it never reached the partner
 					if o.Restarts > 0 {
 						return Crash{Partition: r.Partition, Offset: r.Offset}, errCrash
 					}
