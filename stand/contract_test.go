@@ -36,6 +36,15 @@ var shared = []string{
 	"group.consumer.min.heartbeat.interval.ms", "group.consumer.heartbeat.interval.ms",
 }
 
+// The secured listeners' settings (lecture 12), alike on both stands; the
+// key store's location differs (a path in the container).
+var secured = []string{
+	"ssl.keystore.type", "ssl.keystore.password", "ssl.key.password", "ssl.truststore.type",
+	"listener.name.secure.sasl.enabled.mechanisms", "listener.name.secure.scram-sha-512.sasl.jaas.config",
+	"listener.name.mtls.ssl.client.auth", "ssl.principal.mapping.rules",
+	"authorizer.class.name", "super.users",
+}
+
 type compose struct {
 	Services map[string]struct {
 		Image       string            `yaml:"image"`
@@ -64,7 +73,11 @@ func loadCompose(t *testing.T) compose {
 }
 
 // envKey turns a Kafka config name into the apache/kafka image's variable.
-func envKey(k string) string { return "KAFKA_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_")) }
+// envKey is the official image's name for property k: . is _, _ is __ and
+// - is ___ (Kafka's KafkaDockerWrapper reads them back).
+func envKey(k string) string {
+	return "KAFKA_" + strings.ToUpper(strings.NewReplacer("_", "__", "-", "___", ".", "_").Replace(k))
+}
 
 func loadProperties(t *testing.T, path string) map[string]string {
 	t.Helper()
@@ -107,13 +120,25 @@ func TestComposeHonoursTheContract(t *testing.T) {
 		}
 		// The official image unless BREW_KAFKA_IMAGE names a stand-in.
 		check("image", s.Image, "${BREW_KAFKA_IMAGE:-"+stand.OfficialImage+"}")
-		check("ports", strings.Join(s.Ports, ","), fmt.Sprintf("127.0.0.1:%d:9094", 19091+n))
+		check("ports", strings.Join(s.Ports, ","), fmt.Sprintf("127.0.0.1:%d:9094,127.0.0.1:%d:9095,127.0.0.1:%d:9096", 19091+n, 19191+n, 19291+n))
 		check("node id", env["KAFKA_NODE_ID"], fmt.Sprint(n))
 		check("cluster id", env["CLUSTER_ID"], brewkit.ClusterID)
 		check("voters", env["KAFKA_CONTROLLER_QUORUM_VOTERS"], "1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093")
-		check("listeners", env["KAFKA_LISTENERS"], "INTERNAL://:9092,CONTROLLER://:9093,EXTERNAL://:9094")
-		check("advertised", env["KAFKA_ADVERTISED_LISTENERS"], fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d", n, 19091+n))
-		check("volumes", fmt.Sprint(s.Volumes), fmt.Sprintf("[kafka-%d-data:/var/lib/kafka/data map[target:/etc/kafka/secrets type:tmpfs] map[target:/mnt/shared/config type:tmpfs]]", n))
+		check("listeners", env["KAFKA_LISTENERS"], "INTERNAL://:9092,CONTROLLER://:9093,EXTERNAL://:9094,SECURE://:9095,MTLS://:9096")
+		check("advertised", env["KAFKA_ADVERTISED_LISTENERS"], fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d,SECURE://127.0.0.1:%d,MTLS://127.0.0.1:%d", n, 19091+n, 19191+n, 19291+n))
+		check("protocols", env["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"], "INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,EXTERNAL:PLAINTEXT,SECURE:SASL_SSL,MTLS:SSL")
+		check("volumes", fmt.Sprint(s.Volumes), fmt.Sprintf("[kafka-%d-data:/var/lib/kafka/data ../.stand/tls:/etc/brew/tls:ro map[target:/etc/kafka/secrets type:tmpfs] map[target:/mnt/shared/config type:tmpfs]]", n))
+		check("key store", env["KAFKA_SSL_KEYSTORE_LOCATION"], fmt.Sprintf("/etc/brew/tls/node%d.p12", n))
+		check("trust store", env["KAFKA_SSL_TRUSTSTORE_LOCATION"], "/etc/brew/tls/ca.pem")
+		// The official image's configure script asks for JKS credential
+		// files when an advertised listener's name ends in SSL: ours do not.
+		if strings.Contains(env["KAFKA_ADVERTISED_LISTENERS"], "SSL://") {
+			t.Errorf("%s: a listener named ...SSL trips the official image's SSL checks", name)
+		}
+		for _, k := range secured {
+			// Compose turns $$ into $.
+			check(k+" (as native)", strings.ReplaceAll(env[envKey(k)], "$$", "$"), native[k])
+		}
 		for k, want := range contract {
 			check(k, env[envKey(k)], want)
 		}
@@ -156,8 +181,13 @@ func TestNativeConfigsHonourTheContract(t *testing.T) {
 		}
 		check("node.id", fmt.Sprint(n))
 		check("controller.quorum.voters", "1@127.0.0.1:39092,2@127.0.0.1:39093,3@127.0.0.1:39094")
-		check("listeners", fmt.Sprintf("CLIENT://127.0.0.1:%d,INTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", 19091+n, 29091+n, 39091+n))
-		check("advertised.listeners", fmt.Sprintf("CLIENT://127.0.0.1:%d,INTERNAL://127.0.0.1:%d", 19091+n, 29091+n))
+		check("listeners", fmt.Sprintf("CLIENT://127.0.0.1:%d,INTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d,SECURE://127.0.0.1:%d,MTLS://127.0.0.1:%d", 19091+n, 29091+n, 39091+n, 19191+n, 19291+n))
+		check("advertised.listeners", fmt.Sprintf("CLIENT://127.0.0.1:%d,INTERNAL://127.0.0.1:%d,SECURE://127.0.0.1:%d,MTLS://127.0.0.1:%d", 19091+n, 29091+n, 19191+n, 19291+n))
+		check("listener.security.protocol.map", "CLIENT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,SECURE:SASL_SSL,MTLS:SSL")
+		check("ssl.keystore.location", fmt.Sprintf(".stand/tls/node%d.p12", n))
+		check("ssl.truststore.location", ".stand/tls/ca.pem")
+		check("ssl.keystore.password", stand.KeyStorePassword)
+		check("super.users", "User:ANONYMOUS;User:"+stand.AdminUser)
 		check("log.dirs", fmt.Sprintf(".stand/native/node%d/data", n))
 		for k, want := range contract {
 			check(k, want)

@@ -2,6 +2,7 @@ package brewkit
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -29,6 +30,9 @@ const (
 	EnvUser      = "KAFKA_USERNAME"
 	EnvPassword  = "KAFKA_PASSWORD"
 	EnvTLS       = "KAFKA_TLS"
+	EnvTLSCA     = "KAFKA_TLS_CA"   // a PEM file of the CAs to trust instead of the system's
+	EnvTLSCert   = "KAFKA_TLS_CERT" // a PEM client certificate, for mutual TLS
+	EnvTLSKey    = "KAFKA_TLS_KEY"  // its PEM private key
 	EnvTimeout   = "KAFKA_TIMEOUT"
 )
 
@@ -44,6 +48,11 @@ type Config struct {
 	User    string
 	Pass    string
 	TLS     bool
+	// TLSConfig, when set, is the TLS the client speaks (TLS is then on):
+	// the CAs it trusts, its certificate for mutual TLS. FromEnv builds it
+	// from KAFKA_TLS_CA, KAFKA_TLS_CERT and KAFKA_TLS_KEY; with TLS alone
+	// the client trusts the system's CAs.
+	TLSConfig *tls.Config
 	// Timeout bounds each wait for Kafka: an acknowledgement, records a
 	// reader knows are there (see DefaultTimeout).
 	Timeout time.Duration
@@ -55,7 +64,8 @@ func Default() Config {
 }
 
 // FromEnv reads KAFKA_BOOTSTRAP, KAFKA_SASL_MECHANISM, KAFKA_USERNAME,
-// KAFKA_PASSWORD and KAFKA_TLS, defaulting to the course cluster.
+// KAFKA_PASSWORD, KAFKA_TLS (with KAFKA_TLS_CA, KAFKA_TLS_CERT and
+// KAFKA_TLS_KEY) and KAFKA_TIMEOUT, defaulting to the course cluster.
 func FromEnv() (Config, error) { return configFrom(os.Getenv) }
 
 func configFrom(getenv func(string) string) (Config, error) {
@@ -96,7 +106,44 @@ func configFrom(getenv func(string) string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("%s=%q: use 1 or 0", EnvTLS, v)
 	}
+	ca, cert, key := getenv(EnvTLSCA), getenv(EnvTLSCert), getenv(EnvTLSKey)
+	if ca != "" || cert != "" || key != "" {
+		tc, err := TLSFiles(ca, cert, key)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.TLS, cfg.TLSConfig = true, tc
+	}
 	return cfg, nil
+}
+
+// TLSFiles is the TLS of a client that trusts the CAs in the PEM file ca
+// (the system's when ca is "") and, when cert and key name PEM files,
+// presents that certificate for mutual TLS.
+func TLSFiles(ca, cert, key string) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		b, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvTLSCA, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("%s=%s holds no PEM certificate", EnvTLSCA, ca)
+		}
+		tc.RootCAs = pool
+	}
+	if (cert == "") != (key == "") {
+		return nil, fmt.Errorf("mutual TLS needs both %s and %s", EnvTLSCert, EnvTLSKey)
+	}
+	if cert != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("%s and %s: %w", EnvTLSCert, EnvTLSKey, err)
+		}
+		tc.Certificates = []tls.Certificate{pair}
+	}
+	return tc, nil
 }
 
 // Bound is c.Timeout, or DefaultTimeout for a Config that sets none.
@@ -122,7 +169,12 @@ func (c Config) Opts() []kgo.Opt {
 	return opts
 }
 
-func (c Config) tlsConfig() *tls.Config { return &tls.Config{MinVersion: tls.VersionTLS12} }
+func (c Config) tlsConfig() *tls.Config {
+	if c.TLSConfig != nil {
+		return c.TLSConfig.Clone()
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12}
+}
 
 func (c Config) mechanism() sasl.Mechanism {
 	switch c.SASL {

@@ -63,7 +63,7 @@ func (e *TLSError) Error() string {
 	}
 	var verify *tls.CertificateVerificationError
 	if errors.As(e.Err, &verify) {
-		return fmt.Sprintf("the TLS handshake with %s failed: %v: this machine does not trust the broker's certificate (add its CA to the system's trust store)", e.Addr, e.Err)
+		return fmt.Sprintf("the TLS handshake with %s failed: %v: this client does not trust the broker's certificate (set %s to its CA's PEM file, .stand/tls/ca.pem on the course stand)", e.Addr, e.Err, EnvTLSCA)
 	}
 	return fmt.Sprintf("the TLS handshake with %s failed (%v): it does not speak TLS there; unset %s, or point %s at the cluster's TLS listener",
 		e.Addr, e.Err, EnvTLS, EnvBootstrap)

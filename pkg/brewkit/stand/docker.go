@@ -94,11 +94,20 @@ func (d *docker) run(ctx context.Context, args ...string) error {
 
 func service(n int) string { return fmt.Sprintf("kafka-%d", n) }
 
-func (d *docker) ports() []int { return []int{ClientPort(1), ClientPort(2), ClientPort(3)} }
+func (d *docker) ports() []int {
+	var ps []int
+	for _, n := range Nodes {
+		ps = append(ps, ClientPort(n), SecurePort(n), MTLSPort(n))
+	}
+	return ps
+}
 
 func (d *docker) start(ctx context.Context) error {
 	if err := dockerAnswers(ctx); err != nil {
 		return fmt.Errorf("the docker stand needs a running Docker engine (%v); try `make up STAND=native`", err)
+	}
+	if err := d.s.EnsureTLS(); err != nil { // mounted into the nodes for the secured listeners
+		return err
 	}
 	img := d.image()
 	d.s.say("stand: docker image %s", img)

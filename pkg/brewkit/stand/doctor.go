@@ -115,6 +115,7 @@ func (s *Stand) Doctor(ctx context.Context, cfg brewkit.Config) Diagnosis {
 	}
 
 	add(contractCheck(ctx, cfg))
+	add(s.securedCheck(ctx))
 
 	if len(d.Stands) == 0 {
 		add(Check{"stands", "FAIL", "no stand can run on this machine", "install Go 1.26+ (the embedded stand needs nothing else)"})

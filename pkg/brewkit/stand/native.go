@@ -41,7 +41,7 @@ func (d *native) logDir(n int) string  { return filepath.Join(d.nodeDir(n), "log
 func (d *native) ports() []int {
 	var ps []int
 	for _, n := range Nodes {
-		ps = append(ps, ClientPort(n), 29091+n, 39091+n)
+		ps = append(ps, ClientPort(n), 29091+n, 39091+n, SecurePort(n), MTLSPort(n))
 	}
 	return ps
 }
@@ -59,6 +59,9 @@ func (d *native) start(ctx context.Context) error {
 		return err
 	}
 	if err := d.fetchJars(ctx); err != nil {
+		return err
+	}
+	if err := d.s.EnsureTLS(); err != nil { // the secured listeners' key stores
 		return err
 	}
 	for _, n := range Nodes {
@@ -130,6 +133,9 @@ func (d *native) format(ctx context.Context, n int) error {
 }
 
 func (d *native) startNode(ctx context.Context, n int) error {
+	if err := d.s.EnsureTLS(); err != nil {
+		return err
+	}
 	if err := d.format(ctx, n); err != nil {
 		return err
 	}

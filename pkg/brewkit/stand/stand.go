@@ -228,6 +228,11 @@ func (s *Stand) Up(ctx context.Context, f Flavor) error {
 	if err := s.WaitReady(ctx, Nodes...); err != nil {
 		return err
 	}
+	if f != Embedded {
+		if err := ensureAdmin(ctx); err != nil {
+			return err
+		}
+	}
 	s.say("stand: %s is ready in %s: quorum has a leader, brokers 1, 2, 3 are registered", f, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
