@@ -440,6 +440,7 @@ var tools = map[string]struct {
 	"kafka-share-groups":     {"org.apache.kafka.tools.consumer.group.ShareGroupCommand", true},
 	"kafka-features":         {"org.apache.kafka.tools.FeatureCommand", true},
 	"kafka-configs":          {"org.apache.kafka.tools.ConfigCommand", true},
+	"kafka-acls":             {"org.apache.kafka.tools.AclCommand", true},
 }
 
 // A Tool is one of Kafka's command-line tools the stand runs.
