@@ -101,7 +101,7 @@ tour: ## walk through a lecture's steps, Enter between them: make tour L=01 [AUT
 	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
 	@go run ./stand/cmd/tour $(if $(filter 1,$(AUTO)),-auto) $(LECTURE)
 
-reset-lecture: ## delete a lecture's topics, groups and their configs, to repeat its demos: make reset-lecture L=06
+reset-lecture: ## delete a lecture's topics, groups and their configs (and lecture 12's users, ACLs and quotas), to repeat its demos: make reset-lecture L=06
 	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
 	@$(BREWSTAND) reset-lecture $(LECTURE)
 

@@ -110,3 +110,57 @@ func mustGroupConfigs(t *testing.T, ctx context.Context, cl *kgo.Client, group s
 	}
 	return keys
 }
+
+// make reset-lecture on lecture 12's users: their ACLs, client quotas and
+// SCRAM passwords go; a user the patterns do not match keeps all three.
+func TestResetLectureDeletesItsUsersACLsAndQuotas(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t) // the stand's StandardAuthorizer and SCRAM store
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl := env.Client(t)
+	adm := kadm.NewClient(cl)
+	prefix := fmt.Sprintf("reset-%d-", rand.Uint32())
+	gone, kept := prefix+"partner", fmt.Sprintf("kept-%d", rand.Uint32())
+	for _, u := range []string{gone, kept} {
+		if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: u, Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+		acl := kadm.NewACLs().Allow("User:" + u).Topics("brew.shipments.v1").Operations(kadm.OpRead).ResourcePatternType(kadm.ACLPatternLiteral)
+		if _, err := adm.CreateACLs(ctx, acl); err != nil {
+			t.Fatal(err)
+		}
+		name := u
+		q := kadm.AlterClientQuotaEntry{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &name}},
+			Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1 << 20}}}
+		if _, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{q}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { steps.ResetUsers(context.Background(), cl, steps.Lecture{Users: []string{kept}}) }) //nolint:errcheck // best effort
+
+	users, err := steps.ResetUsers(ctx, cl, steps.Lecture{Users: []string{prefix + "*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(users, []string{gone}) {
+		t.Fatalf("reset found %v, want [%s]", users, gone)
+	}
+	has := func(u string) (scram, acl, quota bool) {
+		s, err := adm.DescribeUserSCRAMs(ctx, u)
+		scram = err == nil && s[u].Err == nil && len(s[u].CredInfos) > 0
+		acls, err := adm.DescribeACLs(ctx, kadm.NewACLs().Allow("User:"+u).AnyResource().Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
+		if err == nil && len(acls) > 0 {
+			acl = len(acls[0].Described) > 0
+		}
+		name := u
+		q, err := adm.DescribeClientQuotas(ctx, true, []kadm.DescribeClientQuotaComponent{{Type: "user", MatchName: &name}})
+		quota = err == nil && len(q) > 0
+		return
+	}
+	brewtest.Eventually(t, 20*time.Second, "the matched user has nothing left, the other keeps everything", func() (bool, string) {
+		gs, ga, gq := has(gone)
+		ks, ka, kq := has(kept)
+		return !gs && !ga && !gq && ks && ka && kq, fmt.Sprintf("%s: scram %v acl %v quota %v; %s: scram %v acl %v quota %v", gone, gs, ga, gq, kept, ks, ka, kq)
+	})
+}

@@ -1,11 +1,12 @@
 // Package steps reads a lecture's walk-through, steps.txt: the one
 // description that `make tour L=NN` runs, that the lecture's README shows in
 // the same order (its tests check it), and that `make reset-lecture L=NN`
-// takes the lecture's topics and groups from.
+// takes the lecture's topics, groups and users from.
 //
 //	# comments
 //	topics: brew.orders.v1 brew.promo.*     (names or prefixes* to delete on reset)
 //	groups: brew.promo.*
+//	users: partner analytics                (SCRAM users whose ACLs, quotas and passwords reset deletes)
 //
 //	== Who leads the cluster                (a step: its title,)
 //	make run                                (the command, a target of the lecture's Makefile,)
@@ -30,6 +31,7 @@ const File = "steps.txt"
 type Lecture struct {
 	Topics []string // names, or prefixes ending in *
 	Groups []string
+	Users  []string // names, or prefixes ending in *
 	Steps  []Step
 }
 
@@ -71,6 +73,8 @@ func Read(file string) (Lecture, error) {
 			l.Topics = strings.Fields(strings.TrimPrefix(line, "topics:"))
 		case cur == nil && strings.HasPrefix(line, "groups:"):
 			l.Groups = strings.Fields(strings.TrimPrefix(line, "groups:"))
+		case cur == nil && strings.HasPrefix(line, "users:"):
+			l.Users = strings.Fields(strings.TrimPrefix(line, "users:"))
 		case cur == nil && line == "":
 		case cur == nil:
 			return l, fail("%q outside a step (a step starts with \"== title\")", line)

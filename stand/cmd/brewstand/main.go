@@ -279,6 +279,11 @@ func resetLecture(ctx context.Context, _ *stand.Stand, args []string, out io.Wri
 	defer cl.Close()
 	topics, groups, err := steps.Reset(ctx, cl, l)
 	fmt.Fprintf(out, "reset-lecture %s: deleted %d groups %v and %d topics %v\n", filepath.Base(args[0]), len(groups), groups, len(topics), topics)
+	if err != nil || len(l.Users) == 0 {
+		return err
+	}
+	users, err := steps.ResetUsers(ctx, cl, l)
+	fmt.Fprintf(out, "reset-lecture %s: deleted the ACLs, quotas and SCRAM passwords of %d users %v\n", filepath.Base(args[0]), len(users), users)
 	return err
 }
 
