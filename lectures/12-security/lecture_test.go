@@ -12,7 +12,11 @@ func TestLecture(t *testing.T) { brewtest.CheckLecture(t) }
 
 // A flag with a bad value is named with its value, exit status 2.
 func TestBadFlagsNameTheFlag(t *testing.T) {
-	for _, args := range [][]string{} {
+	for _, args := range [][]string{
+		{"cmd/users", "-iterations", "1000"},
+		{"cmd/users", "-partner", ""},
+		{"cmd/users", "-analytics", "partner"},
+	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}
 }

@@ -1,0 +1,247 @@
+package scram_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/brew-course/kafka/lectures/12-security/scram"
+	"github.com/brew-course/kafka/lectures/12-security/secure"
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+	"github.com/brew-course/kafka/pkg/brewkit/sim"
+)
+
+// fresh is Defaults with user names of the test's own, deleted when it ends.
+func fresh(t *testing.T, c secure.Cluster) scram.Options {
+	t.Helper()
+	o := scram.Defaults
+	n := rand.IntN(1e9)
+	o.Partner, o.Analytics = fmt.Sprintf("partner-%d", n), fmt.Sprintf("analytics-%d", n)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if _, err := scram.Delete(ctx, c, o.Partner, o.Analytics); err != nil {
+			t.Errorf("deleting the test's users: %v", err)
+		}
+	})
+	return o
+}
+
+// realCluster is the real stand's secured cluster.
+func realCluster(t *testing.T) (*brewtest.Env, secure.Cluster) {
+	t.Helper()
+	env := brewtest.Cluster(t)
+	env.RequireReal(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := secure.Find(ctx, env.Config)
+	require.NoError(t, err)
+	return env, c
+}
+
+// simulated is a simulation whose every node wants a SCRAM-SHA-512 login,
+// with ACLs on (the Denied login turns them on in kfake).
+func simulated(t *testing.T) secure.Cluster {
+	t.Helper()
+	env := brewtest.SimWith(t, sim.Options{
+		Login:  &sim.Login{User: "brew", Pass: "brew-secret", Mechanism: secure.Mechanism},
+		Denied: &sim.Login{User: "nobody", Pass: "nobody-secret", Mechanism: secure.Mechanism},
+	})
+	return secure.Simulated(env.Config)
+}
+
+func run(t *testing.T, c secure.Cluster, o scram.Options) scram.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := scram.Run(ctx, c, o)
+	require.NoError(t, err)
+	return r
+}
+
+func users(r scram.Result, names ...string) []scram.User {
+	return slices.DeleteFunc(slices.Clone(r.Users), func(u scram.User) bool { return !slices.Contains(names, u.Name) })
+}
+
+// On real Kafka: the operator creates both users and DescribeUserSCRAMs
+// lists them with the mechanism and iterations; the partner, with no ACL,
+// logs in and sees the brokers but no topic, and its read is refused; a wrong
+// password is Kafka's SASL_AUTHENTICATION_FAILED, while a client without SASL
+// or without TLS gets only EOF from franz-go, which brewkit.Ping turns into
+// what to set; after a rotation the old password is refused and the new one
+// taken on new connections, but a connection logged in before goes on
+// serving (connections.max.reauth.ms=0), until the client opens another.
+func TestUsersLoginsAndRotationReadme(t *testing.T) {
+	env, c := realCluster(t)
+	o := fresh(t, c)
+	o.Topic = env.FreshTopic(t, "secure-users", 3)
+	r := run(t, c, o)
+
+	want := []scram.User{
+		{Name: o.Analytics, Mechanism: "SCRAM-SHA-512", Iterations: 8192},
+		{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 8192},
+	}
+	require.Equal(t, want, users(r, o.Partner, o.Analytics))
+	require.Contains(t, r.Users, scram.User{Name: "brew", Mechanism: "SCRAM-SHA-512", Iterations: 8192}, "the stand's admin")
+
+	require.Equal(t, c.SASL, r.Partner.Brokers, "metadata lists the listener the client came in on")
+	require.Zero(t, r.Partner.Topics, "no ACL: metadata shows it no topic")
+	require.Positive(t, r.Partner.All)
+	require.ErrorIs(t, r.Partner.ReadErr, kerr.TopicAuthorizationFailed)
+
+	require.ErrorIs(t, r.Wrong.Raw, kerr.SaslAuthenticationFailed)
+	require.Contains(t, r.Wrong.Raw.Error(), "invalid credentials")
+	var login *brewkit.LoginError
+	require.ErrorAs(t, r.Wrong.Diagnosis, &login)
+	require.ErrorIs(t, login, kerr.SaslAuthenticationFailed)
+
+	require.ErrorIs(t, r.NoSASL.Raw, io.EOF, "franz-go without SASL on a SASL listener: the broker hangs up")
+	require.Less(t, r.NoSASL.RawAfter, time.Second, "at once, not a timeout")
+	require.ErrorAs(t, r.NoSASL.Diagnosis, &login)
+	require.Contains(t, login.Error(), "wants a SASL login (it offers SCRAM-SHA-512)")
+
+	require.NotNil(t, r.NoTLS)
+	require.ErrorIs(t, r.NoTLS.Raw, io.EOF, "franz-go without TLS on a TLS listener: the broker hangs up")
+	require.Less(t, r.NoTLS.RawAfter, time.Second, "at once, not a timeout")
+	var tlsErr *brewkit.TLSError
+	require.ErrorAs(t, r.NoTLS.Diagnosis, &tlsErr)
+	require.False(t, tlsErr.Cfg.TLS)
+
+	rot := r.Rotation
+	require.Equal(t, "0", rot.ReauthMs)
+	require.ErrorAs(t, rot.OldLogin, &login)
+	require.ErrorIs(t, rot.OldLogin, kerr.SaslAuthenticationFailed)
+	require.NoError(t, rot.NewLogin)
+	require.NoError(t, rot.Stale, "the connection logged in before the rotation still serves")
+	require.Zero(t, rot.StaleDials, "on the same connection")
+	require.ErrorIs(t, rot.Other, kerr.SaslAuthenticationFailed, "a new connection of the same client logs in with the old password")
+
+	r.Users = users(r, "brew", o.Partner, o.Analytics) // other tests' users come and go
+	var b strings.Builder
+	scram.Print(&b, o, r)
+	t.Log("\n" + b.String())
+	brewtest.MatchesReadme(t, "../README.md", "users", lectureNames(b.String(), o))
+}
+
+// lectureNames writes the run's users and topic as the lecture's.
+func lectureNames(out string, o scram.Options) string {
+	return strings.NewReplacer(o.Partner, "partner", o.Analytics, "analytics", o.Topic, brewkit.Shipments.Name).Replace(out)
+}
+
+// AlterUserSCRAMs is an upsert: a second run with the same users succeeds
+// and leaves one credential per user, with the new password. Kafka's
+// behaviour, which kfake shares.
+func TestUpsertTwiceKeepsOneCredential(t *testing.T) {
+	for _, tier := range tiers(t) {
+		t.Run(tier.name, func(t *testing.T) {
+			o := fresh(t, tier.c)
+			o.Iterations = 4096
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, adm, err := brewkit.Connect(ctx, tier.c.Admin)
+			require.NoError(t, err)
+			defer adm.Close()
+			for range 2 {
+				require.NoError(t, scram.Upsert(ctx, adm, o.Iterations, o.Partner, o.Password))
+			}
+			list, err := scram.List(ctx, adm)
+			require.NoError(t, err)
+			require.Equal(t, []scram.User{{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 4096}},
+				users(scram.Result{Users: list}, o.Partner))
+		})
+	}
+}
+
+// -delete removes the users, and a second -delete finds them gone.
+func TestDeleteTwice(t *testing.T) {
+	for _, tier := range tiers(t) {
+		t.Run(tier.name, func(t *testing.T) {
+			o := fresh(t, tier.c)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, adm, err := brewkit.Connect(ctx, tier.c.Admin)
+			require.NoError(t, err)
+			defer adm.Close()
+			require.NoError(t, scram.Upsert(ctx, adm, 4096, o.Partner, o.Password, o.Analytics, o.AnalyticsPassword))
+			ds, err := scram.Delete(ctx, tier.c, o.Partner, o.Analytics)
+			require.NoError(t, err)
+			require.Equal(t, []scram.Deleted{{User: o.Partner, Existed: true}, {User: o.Analytics, Existed: true}}, ds)
+			ds, err = scram.Delete(ctx, tier.c, o.Partner, o.Analytics)
+			require.NoError(t, err)
+			require.Equal(t, []scram.Deleted{{User: o.Partner}, {User: o.Analytics}}, ds)
+			list, err := scram.List(ctx, adm)
+			require.NoError(t, err)
+			require.Empty(t, users(scram.Result{Users: list}, o.Partner, o.Analytics))
+		})
+	}
+}
+
+type tier struct {
+	name string
+	c    secure.Cluster
+}
+
+// tiers are the simulation, and the real stand when the tests run on one.
+func tiers(t *testing.T) []tier {
+	t.Helper()
+	out := []tier{{"simulation", simulated(t)}}
+	if os.Getenv(brewkit.EnvBootstrap) != "" || brewtest.RequireRealSet() {
+		_, c := realCluster(t)
+		out = append(out, tier{"real", c})
+	}
+	return out
+}
+
+// On the simulation (kfake with SASL and ACLs) the same run: users created
+// and listed, the partner logs in and is refused its read, the rotation
+// refuses the old password on new connections and keeps the old connection.
+// What kfake does differently, asserted so that a change shows: a wrong
+// password is a dropped connection (EOF), not SASL_AUTHENTICATION_FAILED,
+// which brewkit.Ping still names a refused login; there is no TLS to forget;
+// and kfake announces 4096 iterations whatever the credential has, so a user
+// made with more cannot log in there: the simulation's users have 4096.
+func TestUsersOnTheSimulation(t *testing.T) {
+	c := simulated(t)
+	o := fresh(t, c)
+	o.Iterations = 4096
+	r := run(t, c, o)
+
+	require.Equal(t, []scram.User{
+		{Name: o.Analytics, Mechanism: "SCRAM-SHA-512", Iterations: 4096},
+		{Name: "brew", Mechanism: "SCRAM-SHA-512", Iterations: 4096},
+		{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 4096},
+	}, users(r, "brew", o.Partner, o.Analytics))
+	require.Len(t, r.Partner.Brokers, 3)
+	require.Zero(t, r.Partner.Topics)
+	require.Positive(t, r.Partner.All)
+	require.ErrorIs(t, r.Partner.ReadErr, kerr.TopicAuthorizationFailed)
+
+	require.ErrorIs(t, r.Wrong.Raw, io.EOF, "kfake drops a refused login")
+	var login *brewkit.LoginError
+	require.ErrorAs(t, r.Wrong.Diagnosis, &login)
+	require.ErrorAs(t, r.NoSASL.Diagnosis, &login)
+	require.Contains(t, login.Error(), "wants a SASL login")
+	require.Nil(t, r.NoTLS)
+
+	rot := r.Rotation
+	require.ErrorAs(t, rot.OldLogin, &login)
+	require.NoError(t, rot.NewLogin)
+	require.NoError(t, rot.Stale)
+	require.Zero(t, rot.StaleDials)
+	require.Error(t, rot.Other)
+	require.Equal(t, "0", rot.ReauthMs)
+
+	var b strings.Builder
+	scram.Print(&b, o, r)
+	t.Log("\n" + b.String())
+}
