@@ -16,6 +16,9 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/users", "-iterations", "1000"},
 		{"cmd/users", "-partner", ""},
 		{"cmd/users", "-analytics", "partner"},
+		{"cmd/quotas", "-rate", "10"},
+		{"cmd/quotas", "-with", "0s"},
+		{"cmd/quotas", "-quiet", "noisy"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

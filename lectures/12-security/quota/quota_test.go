@@ -1,0 +1,122 @@
+package quota_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/brew-course/kafka/lectures/12-security/quota"
+	"github.com/brew-course/kafka/lectures/12-security/secure"
+	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+	"github.com/brew-course/kafka/pkg/brewkit/sim"
+)
+
+// users are a test's own noisy and quiet users, whose quota, ACL and SCRAM
+// passwords are deleted when it ends.
+func users(t *testing.T, c secure.Cluster) (noisy, quiet string) {
+	t.Helper()
+	n := rand.Uint32()
+	noisy, quiet = fmt.Sprintf("quota-noisy-%d", n), fmt.Sprintf("quota-quiet-%d", n)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cl, adm, err := brewkit.Connect(ctx, c.Admin)
+		if err != nil {
+			t.Errorf("cleaning up %s and %s: %v", noisy, quiet, err)
+			return
+		}
+		defer cl.Close()
+		if _, err := quota.Delete(ctx, adm, noisy, quiet); err != nil {
+			t.Errorf("cleaning up: %v", err)
+		}
+	})
+	return noisy, quiet
+}
+
+// On real Kafka, in one run: without a quota noisy produces at several
+// times the rate it is about to get; with producer_byte_rate on user=noisy
+// every broker holds it to the quota, averaged over the phase (as long as
+// Kafka's quota window), and tells its client to wait (throttle time); quiet,
+// producing at the same time with no quota, is not held to it and goes at
+// least as fast as before. The printed table is the README's.
+func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t)
+	// A measurement of throughput: alone on the stand, so that another
+	// test's load does not change one phase and not the other.
+	env.Exclusive(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := secure.Find(ctx, env.Config)
+	require.NoError(t, err)
+	o := quota.Defaults
+	o.Noisy, o.Quiet = users(t, c)
+	o.Progress = func(s string) { t.Log(s) }
+	r, err := quota.Run(ctx, c, o)
+	require.NoError(t, err)
+	var b strings.Builder
+	quota.Print(&b, r)
+	t.Log("\n" + b.String())
+	for _, n := range r.Leaders {
+		t.Logf("node %d: noisy %.0f -> %.0f KiB/s (throttled %s in %d responses), quiet %.0f -> %.0f KiB/s",
+			n, r.Noisy.Without.Node(n)/1024, r.Noisy.With.Node(n)/1024, r.Noisy.With.Throttled[n], r.Noisy.With.Throttles,
+			r.Quiet.Without.Node(n)/1024, r.Quiet.With.Node(n)/1024)
+	}
+
+	rate := float64(o.Rate)
+	require.Equal(t, map[string]float64{quota.ProducerByteRate: rate}, r.Described, "DescribeClientQuotas gives the quota back")
+	require.NotEmpty(t, r.Leaders)
+	require.GreaterOrEqual(t, r.Noisy.Without.PerBroker(), 3*rate, "without the quota noisy is far above it")
+	for _, n := range r.Leaders {
+		require.InDelta(t, rate, r.Noisy.With.Node(n), 0.2*rate, "node %d holds noisy within 20%% of the quota", n)
+	}
+	require.InDelta(t, rate, r.Noisy.With.PerBroker(), 0.2*rate)
+	require.Positive(t, r.Noisy.With.Throttles, "the brokers report throttle times to noisy's client")
+	require.Greater(t, r.Noisy.With.ThrottledShare(r.Leaders), 0.5, "most of the phase noisy's client waits")
+	require.Zero(t, r.Noisy.Without.Throttles, "no throttle without the quota")
+
+	require.GreaterOrEqual(t, r.Quiet.With.PerBroker(), 3*rate, "quiet is not held to noisy's quota")
+	require.GreaterOrEqual(t, r.Quiet.With.PerBroker(), 0.8*r.Quiet.Without.PerBroker(), "quiet keeps its speed")
+	require.Zero(t, r.Quiet.With.Throttles+r.Quiet.Without.Throttles, "quiet is never throttled")
+
+	out := strings.NewReplacer(o.Noisy, "noisy", o.Quiet, "quiet").Replace(b.String())
+	brewtest.MatchesReadme(t, "../README.md", "quotas", out)
+}
+
+// The simulation stores quotas (kfake's DescribeClientQuotas and
+// AlterClientQuotas handlers) but does not enforce them: the same run there
+// shows the quota described back, noisy far above it and no throttle time.
+// Delete then removes the quota, the ACL and both users.
+func TestSimulationStoresAQuotaButDoesNotEnforceIt(t *testing.T) {
+	env := brewtest.SimWith(t, sim.Options{Login: &sim.Login{User: "brew", Pass: "brew-secret", Mechanism: secure.Mechanism}})
+	c := secure.Simulated(env.Config)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	o := quota.Defaults
+	o.Noisy, o.Quiet = "noisy", "quiet"
+	o.Rate, o.Free, o.Limited = 16<<10, 500*time.Millisecond, time.Second
+	r, err := quota.Run(ctx, c, o)
+	require.NoError(t, err)
+	require.Equal(t, map[string]float64{quota.ProducerByteRate: float64(o.Rate)}, r.Described)
+	require.Greater(t, r.Noisy.With.PerBroker(), 3*float64(o.Rate), "not enforced")
+	require.Zero(t, r.Noisy.With.Throttles)
+
+	adm := env.Admin(t)
+	d, err := quota.Delete(ctx, adm, o.Noisy, o.Quiet)
+	require.NoError(t, err)
+	require.Equal(t, []string{o.Noisy}, d.Quotas)
+	require.Equal(t, 2, d.ACLs)
+	require.ElementsMatch(t, []string{o.Noisy, o.Quiet}, d.Users)
+	q, err := quota.Describe(ctx, adm, o.Noisy)
+	require.NoError(t, err)
+	require.Empty(t, q)
+	d, err = quota.Delete(ctx, adm, o.Noisy, o.Quiet)
+	require.NoError(t, err)
+	require.Equal(t, quota.Deleted{}, d, "a second Delete finds nothing")
+}
