@@ -19,6 +19,10 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/quotas", "-rate", "10"},
 		{"cmd/quotas", "-with", "0s"},
 		{"cmd/quotas", "-quiet", "noisy"},
+		{"cmd/tls", "-timeout", "0s"},
+		{"cmd/tls", "-cn", "partner/../brew"},
+		{"cmd/tls", "-wrong-host", "localhost"},
+		{"cmd/tls", "-topic", "bad topic"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

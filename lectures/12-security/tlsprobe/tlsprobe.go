@@ -56,6 +56,7 @@ type Stand struct {
 	CA     *x509.CertPool
 	// The SCRAM login on Secure.
 	Mechanism, User, Password string
+
 	Admin    tls.Certificate // a super user's client certificate (brew.pem)
 	Partner  tls.Certificate // CN=Options.CN, signed by the course CA
 	Expired  tls.Certificate // CN=Options.CN, signed by the course CA, NotAfter past
@@ -150,7 +151,7 @@ type spec struct {
 	id       string
 	listener Listener
 	client   string
-	sasl     bool                        // log in with SCRAM (SECURE)
+	sasl     bool                           // log in with SCRAM (SECURE)
 	cert     func(s Stand) *tls.Certificate // the client certificate presented; nil: none
 	config   func(s Stand, o Options, tc *tls.Config)
 	want     func(c Case, s Stand) bool
