@@ -23,6 +23,9 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/tls", "-cn", "partner/../brew"},
 		{"cmd/tls", "-wrong-host", "localhost"},
 		{"cmd/tls", "-topic", "bad topic"},
+		{"cmd/acls", "-timeout", "0s"},
+		{"cmd/acls", "-timeout", "5m"},
+		{"cmd/acls", "describe", "-principal", "partner"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
 	}

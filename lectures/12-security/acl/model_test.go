@@ -89,7 +89,9 @@ func (m *model) consume(cfg brewkit.Config, group string, topic ...string) error
 		t = topic[0]
 	}
 	start := time.Now()
-	defer func() { m.t.Logf("%s consuming %s in %s: %s", cfg.User, t, group, time.Since(start).Round(time.Millisecond)) }()
+	defer func() {
+		m.t.Logf("%s consuming %s in %s: %s", cfg.User, t, group, time.Since(start).Round(time.Millisecond))
+	}()
 	return acl.Consume(ctx, cfg, group, t, nil)
 }
 
