@@ -24,7 +24,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{"cmd/tls", "-wrong-host", "localhost"},
 		{"cmd/tls", "-topic", "bad topic"},
 		{"cmd/acls", "-timeout", "0s"},
-		{"cmd/acls", "-timeout", "5m"},
+		{"cmd/acls", "-timeout", "5m0s"},
 		{"cmd/acls", "describe", "-principal", "partner"},
 	} {
 		brewtest.BadFlag(t, args[0], args[1:]...)
