@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -149,9 +150,12 @@ func TestResetLectureDeletesItsUsersACLsAndQuotas(t *testing.T) {
 	has := func(u string) (scram, acl, quota bool) {
 		s, err := adm.DescribeUserSCRAMs(ctx, u)
 		scram = err == nil && s[u].Err == nil && len(s[u].CredInfos) > 0
-		acls, err := adm.DescribeACLs(ctx, kadm.NewACLs().Allow("User:"+u).AnyResource().Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
-		if err == nil && len(acls) > 0 {
-			acl = len(acls[0].Described) > 0
+		req := kmsg.NewPtrDescribeACLsRequest()
+		req.ResourceType, req.ResourcePatternType = kmsg.ACLResourceTypeAny, kmsg.ACLResourcePatternTypeAny
+		req.Operation, req.PermissionType = kmsg.ACLOperationAny, kmsg.ACLPermissionTypeAny
+		req.Principal = kmsg.StringPtr("User:" + u)
+		if resp, err := req.RequestWith(ctx, cl); err == nil && resp.ErrorCode == 0 {
+			acl = len(resp.Resources) > 0
 		}
 		name := u
 		q, err := adm.DescribeClientQuotas(ctx, true, []kadm.DescribeClientQuotaComponent{{Type: "user", MatchName: &name}})
