@@ -84,8 +84,9 @@ func List(ctx context.Context, cl interface {
 	return out, nil
 }
 
-// Group sorts bindings into resources, resources by type, pattern and name,
-// and each resource's entries by principal, host, operation and permission.
+// Group sorts bindings into resources, resources and each resource's
+// entries in the order of their text (as kafka-acls prints a resource's
+// entries; it prints the resources in no order).
 func Group(bs []Binding) []Resources {
 	var out []Resources
 	for _, b := range bs {
@@ -96,26 +97,21 @@ func Group(bs []Binding) []Resources {
 		}
 		out[i].Entries = append(out[i].Entries, b.Entry)
 	}
-	slices.SortFunc(out, func(a, b Resources) int {
-		return cmp.Or(cmp.Compare(a.Resource.Type, b.Resource.Type), cmp.Compare(a.Resource.Pattern, b.Resource.Pattern), cmp.Compare(a.Resource.Name, b.Resource.Name))
-	})
+	slices.SortFunc(out, func(a, b Resources) int { return cmp.Compare(a.Resource.String(), b.Resource.String()) })
 	for _, r := range out {
-		slices.SortFunc(r.Entries, func(a, b Entry) int {
-			return cmp.Or(cmp.Compare(a.Principal, b.Principal), cmp.Compare(a.Host, b.Host),
-				cmp.Compare(a.Operation, b.Operation), cmp.Compare(a.Permission, b.Permission))
-		})
+		slices.SortFunc(r.Entries, func(a, b Entry) int { return cmp.Compare(a.String(), b.String()) })
 	}
 	return out
 }
 
 // Print writes rs the way Kafka's kafka-acls --list does: a line naming each
-// resource pattern, then its entries, each on a line after a tab, and an
-// empty line.
+// resource pattern, then its entries, each on a line of its own after a
+// tab, and an empty line.
 func Print(w io.Writer, rs []Resources) {
 	for _, r := range rs {
-		fmt.Fprintf(w, "Current ACLs for resource `%s`: \n", r.Resource)
+		fmt.Fprintf(w, "Current ACLs for resource `%s`:\n", r.Resource)
 		for _, e := range r.Entries {
-			fmt.Fprintf(w, " \t%s \n", e)
+			fmt.Fprintf(w, "\t%s\n", e)
 		}
 		fmt.Fprintln(w)
 	}

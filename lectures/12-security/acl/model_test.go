@@ -184,6 +184,54 @@ func TestNoACLNoAccess(t *testing.T) {
 	}
 }
 
+// Lecture 07's transactional producer needs WRITE on its transactional id
+// (which implies DESCRIBE) and WRITE on the topics it writes; without the
+// first its transaction fails on the id, without the second on the topic.
+func TestTransactionNeedsWriteOnItsIDAndTopic(t *testing.T) {
+	for _, tr := range tiers {
+		t.Run(tr.name, func(t *testing.T) {
+			m := newModel(t, tr.get(t))
+			n := acl.Names{TxnID: m.name("txn"), Orders: m.topic, Payments: m.topic}
+			txn := kmsg.ACLResourceTypeTransactionalId
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			both := m.user("txnboth", grant(topic, literal, m.topic, wr), grant(txn, literal, n.TxnID, wr))
+			require.NoError(t, acl.Transaction(ctx, both, n))
+			noID := m.user("txnnoid", grant(topic, literal, m.topic, wr))
+			require.ErrorIs(t, acl.Transaction(ctx, noID, n), kerr.TransactionalIDAuthorizationFailed)
+			noTopic := m.user("txnnotopic", grant(txn, literal, n.TxnID, wr))
+			require.ErrorIs(t, acl.Transaction(ctx, noTopic, n), kerr.TopicAuthorizationFailed)
+		})
+	}
+}
+
+// A user's metadata lists only the topics it may DESCRIBE, without an
+// error: the rest of the cluster is invisible to it.
+func TestMetadataShowsOnlyDescribableTopics(t *testing.T) {
+	for _, tr := range tiers {
+		t.Run(tr.name, func(t *testing.T) {
+			m := newModel(t, tr.get(t))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			outside := "brew.test.aclmodel" + m.sfx + "-outside" // not under the prefix
+			adm := kadm.NewClient(m.op)
+			_, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(outside, 1))
+			require.NoError(t, err)
+			t.Cleanup(func() { adm.DeleteTopics(context.Background(), outside) }) //nolint:errcheck // best effort
+			cfg := m.user("lister", grant(topic, prefixed, m.name(""), read))
+			cl, err := brewkit.NewClient(cfg)
+			require.NoError(t, err)
+			defer cl.Close()
+			seen, err := kadm.NewClient(cl).ListTopics(ctx)
+			require.NoError(t, err)
+			require.Equal(t, []string{m.topic}, seen.Names())
+			all, err := kadm.NewClient(m.op).ListTopics(ctx)
+			require.NoError(t, err)
+			require.Contains(t, all.Names(), outside, "the operator sees it")
+		})
+	}
+}
+
 // Delete removes exactly the lecture's ACLs, and a second Delete finds none.
 func TestDeleteRemovesTheACLs(t *testing.T) {
 	for _, tr := range tiers {
