@@ -26,8 +26,12 @@ func Print(w io.Writer, o Options, r Result) {
 	t.Flush()
 
 	v := r.Partner
-	fmt.Fprintf(w, "\n%s logs in on %s %s with its password: ok; no ACL names it yet:\n", o.Partner, r.Protocol, strings.Join(r.SASL, ","))
-	fmt.Fprintf(w, "  metadata: %d brokers %v, %d topics (the operator sees %d)\n", len(v.Brokers), v.Brokers, v.Topics, v.All)
+	acls := fmt.Sprintf("no ACL names User:%s yet", o.Partner)
+	if v.ACLs > 0 {
+		acls = fmt.Sprintf("%d ACLs name User:%s (`make acls` made them; `make reset-lecture L=12` drops them)", v.ACLs, o.Partner)
+	}
+	fmt.Fprintf(w, "\n%s logs in on %s %s with its password: ok; %s:\n", o.Partner, r.Protocol, strings.Join(r.SASL, ","), acls)
+	fmt.Fprintf(w, "  metadata: brokers %v, topics %d (the operator sees %d)\n", v.Brokers, v.Topics, v.All)
 	fmt.Fprintf(w, "  reading %s: %s\n", o.Topic, kafkaOutcome(v.ReadErr))
 
 	attempt(w, "a wrong password", r.Wrong)
@@ -38,8 +42,8 @@ func Print(w io.Writer, o Options, r Result) {
 
 	rot := r.Rotation
 	fmt.Fprintf(w, "\nrotation: AlterUserSCRAMs upserts %s with a new password; every node takes it after %s\n", o.Partner, round(rot.Settled))
-	fmt.Fprintf(w, "  a new connection, the old password:  %s\n", outcome(rot.OldLogin))
-	fmt.Fprintf(w, "  a new connection, the new password:  %s\n", outcome(rot.NewLogin))
+	fmt.Fprintf(w, "  a new connection, the old password:  %s\n", refused(rot.OldLogin))
+	fmt.Fprintf(w, "  a new connection, the new password:  %s\n", refused(rot.NewLogin))
 	stale := outcome(rot.Stale)
 	if rot.Stale == nil {
 		stale = fmt.Sprintf("ok, %d new logins", rot.StaleDials)
@@ -48,7 +52,7 @@ func Print(w io.Writer, o Options, r Result) {
 		}
 	}
 	fmt.Fprintf(w, "  the connection to node %d opened before the rotation:  %s (connections.max.reauth.ms=%s)\n", rot.StaleNode, stale, rot.ReauthMs)
-	fmt.Fprintf(w, "  the same client's first connection to node %d:  %s\n", rot.OtherNode, outcome(rot.Other))
+	fmt.Fprintf(w, "  the same client's first connection to node %d:  %s\n", rot.OtherNode, refused(rot.Other))
 }
 
 // attempt writes what franz-go and brewkit.Ping say of one bad login.
@@ -79,6 +83,18 @@ func kafkaOutcome(err error) string {
 		return ke.Error()
 	}
 	return outcome(err)
+}
+
+// refused is "ok", or "refused: " and the broker's answer to a login,
+// without brewkit.Ping's advice, which the lines above show.
+func refused(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	if login := (*brewkit.LoginError)(nil); errors.As(err, &login) && login.Err != nil {
+		err = login.Err
+	}
+	return "refused: " + outcome(err)
 }
 
 func outcome(err error) string {

@@ -77,6 +77,7 @@ type Visibility struct {
 	Topics  int      // the topics metadata shows it
 	All     int      // the topics the operator sees
 	ReadErr error    // its read of Options.Topic
+	ACLs    int      // the ACLs that name it (none, before `make acls`)
 }
 
 // Attempt is one misconfigured login: what franz-go's own Ping returns, and
@@ -109,7 +110,7 @@ func Run(ctx context.Context, c secure.Cluster, o Options) (Result, error) {
 	if c.Simulation() {
 		r.Protocol = "SASL_PLAINTEXT"
 	}
-	_, adm, err := brewkit.Connect(ctx, c.Admin)
+	acl, adm, err := brewkit.Connect(ctx, c.Admin)
 	if err != nil {
 		return r, err
 	}
@@ -142,15 +143,21 @@ func Run(ctx context.Context, c secure.Cluster, o Options) (Result, error) {
 	if r.Partner, err = visibility(ctx, adm, partner, o.Topic); err != nil {
 		return r, err
 	}
+	if r.Partner.ACLs, err = aclsOf(ctx, acl, secure.Principal(o.Partner)); err != nil {
+		return r, err
+	}
 
-	wrong := partner
+	// The bad logins have one seed, so that each line names one address.
+	one := partner
+	one.Brokers = partner.Brokers[:1]
+	wrong := one
 	wrong.Pass = o.Password + "-typo"
 	r.Wrong = try(ctx, wrong)
-	noSASL := partner
+	noSASL := one
 	noSASL.SASL, noSASL.User, noSASL.Pass = "", "", ""
 	r.NoSASL = try(ctx, noSASL)
 	if !c.Simulation() {
-		noTLS := partner
+		noTLS := one
 		noTLS.TLS, noTLS.TLSConfig = false, nil
 		a := try(ctx, noTLS)
 		r.NoTLS = &a
@@ -420,8 +427,10 @@ func rotate(ctx context.Context, c secure.Cluster, adm *kadm.Client, o Options, 
 		return rot, err
 	}
 	rot.Settled = time.Since(start)
-	rot.OldLogin = login(ctx, old)
-	rot.NewLogin = login(ctx, rotated)
+	oldOne, rotatedOne := old, rotated
+	oldOne.Brokers, rotatedOne.Brokers = old.Brokers[:1], rotated.Brokers[:1]
+	rot.OldLogin = login(ctx, oldOne)
+	rot.NewLogin = login(ctx, rotatedOne)
 
 	rot.Stale = metadataOn(ctx, stale, rot.StaleNode)
 	rot.StaleDials = dials.to(rot.StaleNode) - before
@@ -460,4 +469,26 @@ func reauthMs(ctx context.Context, adm *kadm.Client, node int32) (string, error)
 		}
 	}
 	return "", fmt.Errorf("node %d does not describe connections.max.reauth.ms", node)
+}
+
+// aclsOf counts the ACLs whose principal is principal (User:NAME).
+func aclsOf(ctx context.Context, cl *kgo.Client, principal string) (int, error) {
+	req := kmsg.NewPtrDescribeACLsRequest()
+	req.ResourceType = kmsg.ACLResourceTypeAny
+	req.ResourcePatternType = kmsg.ACLResourcePatternTypeAny
+	req.Principal = kmsg.StringPtr(principal)
+	req.Operation = kmsg.ACLOperationAny
+	req.PermissionType = kmsg.ACLPermissionTypeAny
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return 0, fmt.Errorf("DescribeACLs %s: %w", principal, err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return 0, fmt.Errorf("DescribeACLs %s: %w", principal, err)
+	}
+	n := 0
+	for _, res := range resp.Resources {
+		n += len(res.ACLs)
+	}
+	return n, nil
 }
