@@ -168,6 +168,13 @@ func TestGrade(t *testing.T) {
 		if r.Permission != kmsg.ACLPermissionTypeAllow || needed(r, topic, group) {
 			continue
 		}
+		if r.Pattern != kadm.ACLPatternLiteral || r.Name == "*" {
+			hint := otherTopicHint
+			if r.Type == kmsg.ACLResourceTypeGroup {
+				hint = otherGroupHint
+			}
+			grade.Fail(t, hint, "the ACL %s matches more than the partner's own %s (%s)", aclText(r), strings.ToLower(r.Type.String()), yours)
+		}
 		grade.Fail(t, extraHint, "the ACL %s gives the partner more than its consumer uses (%s)", aclText(r), yours)
 	}
 }
