@@ -216,3 +216,25 @@ func TestLeastPrivilegeOnTheSimulation(t *testing.T) {
 	t.Log("\n" + lecture(n).Replace(b.String()))
 	checkRows(t, n, rep, nil)
 }
+
+// The error codes the README's table names, and how a row shows an answer
+// other than least privilege's (the program then exits 1).
+func TestReportNamesErrorsAndMismatches(t *testing.T) {
+	for code, err := range map[int16]*kerr.Error{
+		29: kerr.TopicAuthorizationFailed, 30: kerr.GroupAuthorizationFailed,
+		31: kerr.ClusterAuthorizationFailed, 53: kerr.TransactionalIDAuthorizationFailed,
+	} {
+		require.Equal(t, code, err.Code, err.Message)
+		require.Equal(t, err.Message, acl.ErrorName(fmt.Errorf("reading: %w", err)))
+	}
+	require.Equal(t, "OK", acl.ErrorName(nil))
+
+	rep := acl.Report{Users: []string{"partner"}, Mechanism: "SCRAM-SHA-512", TLS: true, Rows: []acl.Row{
+		{Who: "User:partner", Action: "produce", Resource: "topic brew.shipments.v1", Want: "CLUSTER_AUTHORIZATION_FAILED", Got: "OK"},
+		{Who: "User:partner", Action: "consume", Resource: "topic brew.shipments.v1", Want: "OK", Got: "OK"},
+	}}
+	require.Len(t, rep.Mismatches(), 1)
+	var b strings.Builder
+	acl.PrintReport(&b, rep)
+	require.Contains(t, b.String(), "User:partner  produce  topic brew.shipments.v1  OK (least privilege: CLUSTER_AUTHORIZATION_FAILED)\n")
+}
