@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,8 +63,33 @@ func (e *TLSError) Error() string {
 		return fmt.Sprintf("Kafka at %s speaks TLS: set %s=1", e.Addr, EnvTLS)
 	}
 	var verify *tls.CertificateVerificationError
+	if _, ok := errors.AsType[x509.HostnameError](e.Err); ok {
+		return fmt.Sprintf("the TLS handshake with %s failed: %v: the broker's certificate is not for the name this client dialled; put a name it is valid for in %s", e.Addr, e.Err, EnvBootstrap)
+	}
 	if errors.As(e.Err, &verify) {
 		return fmt.Sprintf("the TLS handshake with %s failed: %v: this client does not trust the broker's certificate (set %s to its CA's PEM file, .stand/tls/ca.pem on the course stand)", e.Addr, e.Err, EnvTLSCA)
+	}
+	if certificateAlert(e.Err) {
+		var certs []tls.Certificate
+		if e.Cfg.TLSConfig != nil {
+			certs = e.Cfg.TLSConfig.Certificates
+		}
+		if len(certs) == 0 || len(certs[0].Certificate) == 0 {
+			return fmt.Sprintf("the broker at %s refused this client (%v): it wants a client certificate (mutual TLS); set %s and %s to one its CA signed", e.Addr, e.Err, EnvTLSCert, EnvTLSKey)
+		}
+		leaf := certs[0].Leaf
+		if leaf == nil {
+			var err error
+			if leaf, err = x509.ParseCertificate(certs[0].Certificate[0]); err != nil {
+				return fmt.Sprintf("the broker at %s refused this client's certificate (%v): %s: %v", e.Addr, e.Err, EnvTLSCert, err)
+			}
+		}
+		valid := "valid until " + leaf.NotAfter.Format(time.DateOnly)
+		if time.Now().After(leaf.NotAfter) {
+			valid = "expired on " + leaf.NotAfter.Format(time.DateOnly)
+		}
+		return fmt.Sprintf("the broker at %s refused this client (%v): %s is %s, issued by %s, %s; it wants one its CA signed, valid now",
+			e.Addr, e.Err, EnvTLSCert, leaf.Subject, leaf.Issuer, valid)
 	}
 	return fmt.Sprintf("the TLS handshake with %s failed (%v): it does not speak TLS there; unset %s, or point %s at the cluster's TLS listener",
 		e.Addr, e.Err, EnvTLS, EnvBootstrap)
@@ -101,10 +127,18 @@ func diagnose(ctx context.Context, cfg Config, addr string, pingErr error) error
 	}
 	if cfg.TLS {
 		conn, err := dialProbe(ctx, cfg, addr)
+		if err == nil {
+			conn.Close()
+			// Under TLS 1.3 the client's handshake returns before the
+			// server has checked the client's certificate: a refusal
+			// comes as an alert with the first reply.
+			if _, err = probeRequest(ctx, cfg, addr, apiVersionsRequest()); !certificateAlert(err) {
+				err = nil
+			}
+		}
 		if err != nil {
 			return &TLSError{Addr: addr, Cfg: cfg, Err: err}
 		}
-		conn.Close()
 	} else if !speaksKafka(ctx, addr) && speaksTLS(ctx, addr) {
 		return &TLSError{Addr: addr, Cfg: cfg}
 	}
@@ -143,11 +177,32 @@ func dialProbe(ctx context.Context, cfg Config, addr string) (net.Conn, error) {
 // listener as the size of a request, are 352 MB (Kafka refuses it; a
 // simulated broker may try to read it).
 func speaksKafka(ctx context.Context, addr string) bool {
+	_, err := probeRequest(ctx, Config{}, addr, apiVersionsRequest())
+	return err == nil
+}
+
+func apiVersionsRequest() *kmsg.ApiVersionsRequest {
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.Version = 3
 	req.ClientSoftwareName, req.ClientSoftwareVersion = "brew-course", "1"
-	_, err := probeRequest(ctx, Config{}, addr, req)
-	return err == nil
+	return req
+}
+
+// certificateAlert reports whether err is a TLS alert by which the server
+// refused the client's certificate, or the lack of one ("remote error: tls:
+// bad certificate").
+func certificateAlert(err error) bool {
+	op, ok := errors.AsType[*net.OpError](err)
+	if !ok || op.Op != "remote error" || op.Err == nil {
+		return false
+	}
+	switch op.Err.Error() {
+	case "tls: bad certificate", "tls: unsupported certificate", "tls: revoked certificate",
+		"tls: expired certificate", "tls: unknown certificate", "tls: unknown certificate authority",
+		"tls: certificate required", "tls: access denied":
+		return true
+	}
+	return false
 }
 
 // speaksTLS reports whether addr completes a TLS handshake.
