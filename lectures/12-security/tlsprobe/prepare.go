@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -53,7 +54,7 @@ func Prepare(ctx context.Context, c secure.Cluster, o Options) (Stand, error) {
 		return Stand{}, err
 	}
 	if issued != "" {
-		s.Made = append(s.Made, issued+" (CN="+o.CN+", from the course CA)")
+		s.Made = append(s.Made, fromHere(issued)+" (CN="+o.CN+", from the course CA)")
 	}
 	now := time.Now()
 	expired, err := ca.Issue(certs.Request{CommonName: o.CN, Client: true,
@@ -112,4 +113,16 @@ func partnerCert(c secure.Cluster, ca *certs.Authority, cn string) (_ tls.Certif
 	}
 	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
 	return pair, certFile, err
+}
+
+// fromHere is path relative to the working directory, when it can be.
+func fromHere(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil {
+		return rel
+	}
+	return path
 }

@@ -61,9 +61,14 @@ func Meaning(r Result, c Case) string {
 		return fmt.Sprintf("the node asked for a certificate (%s) and got none: set KAFKA_TLS_CERT and KAFKA_TLS_KEY; %s",
 			asked(c), tls13(c))
 	case "7":
-		return "its CA is not one the node trusts (ssl.truststore): only a certificate the cluster's CA signed gets in"
+		return "its CA is not in the node's trust store (ssl.truststore.location): only a certificate the cluster's CA signed gets in"
+	case "7b":
+		if c.Sent {
+			return "Go's client sent it: the node named no CA it accepts"
+		}
+		return "Go's client sends a certificate only when the node names its issuer; it sent none, so this is case 6: what a wrong KAFKA_TLS_CERT gets"
 	case "8":
-		return "the course CA signed it, but its NotAfter has passed: issue a new one before the old one expires"
+		return "the course CA signed it, but its NotAfter has passed; the alert is case 7's and the node logs only \"SSL handshake failed\": check the dates, renew before it expires"
 	}
 	return ""
 }

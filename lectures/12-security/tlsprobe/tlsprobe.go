@@ -100,8 +100,9 @@ type Case struct {
 	// Asked are the CAs (subject names) the server's certificate request
 	// named, when it asked the client for a certificate.
 	Asked []string
-	// Requested says the server asked the client for a certificate.
-	Requested bool
+	// Requested says the server asked the client for a certificate, Sent
+	// that the client sent one.
+	Requested, Sent bool
 	// Relayed is the user whose SCRAM login the relay of case 4b read.
 	Relayed string
 	// Peer is the subject of the certificate the client was shown.
@@ -153,8 +154,11 @@ type spec struct {
 	client   string
 	sasl     bool                           // log in with SCRAM (SECURE)
 	cert     func(s Stand) *tls.Certificate // the client certificate presented; nil: none
-	config   func(s Stand, o Options, tc *tls.Config)
-	want     func(c Case, s Stand) bool
+	// goPicks leaves it to Go's own choice, as with tls.Config.Certificates
+	// (KAFKA_TLS_CERT): only a certificate whose issuer the server names.
+	goPicks bool
+	config  func(s Stand, o Options, tc *tls.Config)
+	want    func(c Case, s Stand) bool
 }
 
 func trustCA(s Stand, _ Options, tc *tls.Config) { tc.RootCAs = s.CA }
@@ -182,6 +186,9 @@ func specs(o Options) []spec {
 			cert: func(Stand) *tls.Certificate { return nil }, want: refused},
 		{id: "7", listener: MTLS, client: "CN=" + o.CN + " from another CA", config: trustCA,
 			cert: func(s Stand) *tls.Certificate { return &s.Stranger }, want: refused},
+		{id: "7b", listener: MTLS, client: "the same, as Go picks (KAFKA_TLS_CERT)", config: trustCA, goPicks: true,
+			cert: func(s Stand) *tls.Certificate { return &s.Stranger },
+			want: func(c Case, s Stand) bool { return refused(c, s) && !c.Sent }},
 		{id: "8", listener: MTLS, client: "CN=" + o.CN + " (course CA), expired", config: trustCA,
 			cert: func(s Stand) *tls.Certificate { return &s.Expired }, want: refused},
 	}
@@ -282,9 +289,10 @@ func run(parent context.Context, s Stand, o Options, sp spec) (c Case) {
 		// not among the CAs the server names.
 		tc.GetClientCertificate = func(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
 			c.Requested, c.Asked = true, names(cri.AcceptableCAs)
-			if present == nil {
-				return &tls.Certificate{}, nil
+			if present == nil || sp.goPicks && cri.SupportsCertificate(present) != nil {
+				return &tls.Certificate{}, nil // what crypto/tls sends then: none
 			}
+			c.Sent = true
 			return present, nil
 		}
 	}
