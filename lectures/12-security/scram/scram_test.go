@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/lectures/12-security/scram"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
@@ -102,18 +103,22 @@ func TestUsersLoginsAndRotationReadme(t *testing.T) {
 
 	require.ErrorIs(t, r.Wrong.Raw, kerr.SaslAuthenticationFailed)
 	require.Contains(t, r.Wrong.Raw.Error(), "invalid credentials")
+	require.GreaterOrEqual(t, r.Wrong.RawAfter, 100*time.Millisecond, "connection.failed.authentication.delay.ms delays the refusal")
 	var login *brewkit.LoginError
 	require.ErrorAs(t, r.Wrong.Diagnosis, &login)
 	require.ErrorIs(t, login, kerr.SaslAuthenticationFailed)
 
 	require.ErrorIs(t, r.NoSASL.Raw, io.EOF, "franz-go without SASL on a SASL listener: the broker hangs up")
+	var guess *kgo.ErrFirstReadEOF
+	require.ErrorAs(t, r.NoSASL.Raw, &guess, "franz-go's guess around the EOF")
 	require.NotErrorIs(t, r.NoSASL.Raw, context.DeadlineExceeded)
 	require.Less(t, r.NoSASL.RawAfter, scram.RawWait, "at once, not a timeout")
 	require.ErrorAs(t, r.NoSASL.Diagnosis, &login)
 	require.Contains(t, login.Error(), "wants a SASL login (it offers SCRAM-SHA-512)")
 
 	require.NotNil(t, r.NoTLS)
-	require.ErrorContains(t, r.NoTLS.Raw, "appear to be a tls alert record", "franz-go reads the broker's TLS alert as a response's size, and says so")
+	require.ErrorContains(t, r.NoTLS.Raw, "invalid large response size 352518912", "franz-go reads the broker's TLS alert as a response's size")
+	require.ErrorContains(t, r.NoTLS.Raw, "appear to be a tls alert record", "and says so")
 	require.NotErrorIs(t, r.NoTLS.Raw, context.DeadlineExceeded)
 	require.Less(t, r.NoTLS.RawAfter, scram.RawWait, "at once, not a timeout")
 	var tlsErr *brewkit.TLSError
