@@ -230,15 +230,11 @@ func Run(ctx context.Context, c secure.Cluster, n Names, o Options) (Report, err
 		return rep, err
 	}
 
-	plan := bindings(n.Plan()...)
 	created, err := Ensure(ctx, op, n.Plan()...)
 	if err != nil {
 		return rep, err
 	}
-	rep.ACLs, rep.ACLsCreated = len(plan), created
-	if err := WaitBrokers(ctx, op, plan, nil); err != nil {
-		return rep, err
-	}
+	rep.ACLs, rep.ACLsCreated = len(bindings(n.Plan()...)), created
 
 	// What the grants read: one record each, which the operator writes
 	// and points the group at, so a grant reads one record, not a topic's
@@ -295,17 +291,10 @@ func Run(ctx context.Context, c secure.Cluster, n Names, o Options) (Report, err
 	if _, err := Delete(ctx, op, n.TxnGrant()); err != nil {
 		return rep, err
 	}
-	txn := bindings(n.TxnGrant())
-	if err := WaitBrokers(ctx, op, nil, txn); err != nil {
-		return rep, err
-	}
 	tr := "transactional id " + n.TxnID
 	check(wp, "transaction, no ACL on its id", tr, kerr.TransactionalIDAuthorizationFailed,
 		func(ctx context.Context) error { return Transaction(ctx, writer, n) })
 	if _, err := Ensure(ctx, op, n.TxnGrant()); err != nil {
-		return rep, err
-	}
-	if err := WaitBrokers(ctx, op, txn, nil); err != nil {
 		return rep, err
 	}
 	check(wp, "transaction, WRITE+DESCRIBE on its id", tr, nil,

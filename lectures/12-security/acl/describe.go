@@ -118,8 +118,17 @@ func Print(w io.Writer, rs []Resources) {
 }
 
 // Ensure creates the ACLs of grants that do not exist yet, as the
-// operator, and returns how many it created.
+// operator, waits until every node has them all (WaitBrokers), and returns
+// how many it created.
 func Ensure(ctx context.Context, cl *kgo.Client, grants ...Grant) (int, error) {
+	created, err := ensure(ctx, cl, grants)
+	if err != nil {
+		return created, err
+	}
+	return created, WaitBrokers(ctx, cl, bindings(grants...), nil)
+}
+
+func ensure(ctx context.Context, cl *kgo.Client, grants []Grant) (int, error) {
 	have, err := List(ctx, cl, nil)
 	if err != nil {
 		return 0, fmt.Errorf("operator listing ACLs: %w", err)
@@ -153,9 +162,17 @@ func Ensure(ctx context.Context, cl *kgo.Client, grants ...Grant) (int, error) {
 	return created, nil
 }
 
-// Delete deletes the ACLs of grants as the operator and returns how many
-// there were.
+// Delete deletes the ACLs of grants as the operator, waits until no node
+// has any of them, and returns how many there were.
 func Delete(ctx context.Context, cl *kgo.Client, grants ...Grant) (int, error) {
+	deleted, err := deleteACLs(ctx, cl, grants)
+	if err != nil {
+		return deleted, err
+	}
+	return deleted, WaitBrokers(ctx, cl, nil, bindings(grants...))
+}
+
+func deleteACLs(ctx context.Context, cl *kgo.Client, grants []Grant) (int, error) {
 	adm := kadm.NewClient(cl)
 	deleted := 0
 	for _, g := range grants {

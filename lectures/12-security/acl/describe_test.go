@@ -71,11 +71,6 @@ func TestDescribeIsKafkaAclsListReadme(t *testing.T) {
 	defer op.Close()
 	_, err = acl.Ensure(ctx, op, n.All()...)
 	require.NoError(t, err)
-	var all []acl.Binding
-	for _, g := range n.All() {
-		all = append(all, g.Bindings()...)
-	}
-	require.NoError(t, acl.WaitBrokers(ctx, op, all, nil))
 
 	bs, err := acl.List(ctx, op, nil)
 	require.NoError(t, err)
