@@ -107,7 +107,6 @@ func Run(ctx context.Context, cfg brewkit.Config, limit time.Duration, say func(
 	for _, r := range recs {
 		res.Before = append(res.Before, Entry{Offset: r.Offset, Key: string(r.Key), Value: string(r.Value)})
 	}
-	say(fmt.Sprintf("wrote %d price updates and a tombstone for %q to %s; waiting for the log cleaner", len(recs)-1, Deleted, res.Topic))
 
 	// A record without a key means nothing to a compacted topic.
 	err = cl.ProduceSync(ctx, &kgo.Record{Topic: res.Topic, Value: []byte("no key")}).FirstErr()
@@ -116,6 +115,7 @@ func Run(ctx context.Context, cfg brewkit.Config, limit time.Duration, say func(
 	}
 
 	start := time.Now()
+	announced := false
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for res.TombstoneGone == 0 {
@@ -134,6 +134,10 @@ func Run(ctx context.Context, cfg brewkit.Config, limit time.Duration, say func(
 		log, err := readAll(ctx, cfg, adm, res.Topic)
 		if err != nil {
 			return res, err
+		}
+		if !announced { // once the log reads: a refused read is the one line
+			say(fmt.Sprintf("wrote %d price updates and a tombstone for %q to %s; waiting for the log cleaner", len(recs)-1, Deleted, res.Topic))
+			announced = true
 		}
 		menu := WithoutClock(log)
 		if res.CompactedAfter == 0 && OnePerKey(menu) {
