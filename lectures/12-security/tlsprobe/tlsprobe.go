@@ -107,6 +107,9 @@ type Case struct {
 	Relayed string
 	// Peer is the subject of the certificate the client was shown.
 	Peer string
+	// Local is the client's end of the step-by-step connection (host:port),
+	// as the node's log names it.
+	Local string
 	// Expected says the case ended the way the lecture shows.
 	Expected bool
 }
@@ -299,16 +302,24 @@ func run(parent context.Context, s Stand, o Options, sp spec) (c Case) {
 
 	// The handshake, as the client sees it.
 	c.Step = Handshake
-	d := tls.Dialer{Config: tc.Clone()}
-	if d.Config.ServerName == "" {
-		d.Config.ServerName, _, _ = net.SplitHostPort(addr) // as kgo does
+	hc := tc.Clone()
+	if hc.ServerName == "" {
+		hc.ServerName, _, _ = net.SplitHostPort(addr) // as kgo does
 	}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	var nd net.Dialer
+	raw, err := nd.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		c.Err = deadline(ctx, err)
 		return c
 	}
-	st := conn.(*tls.Conn).ConnectionState()
+	c.Local = raw.LocalAddr().String()
+	conn := tls.Client(raw, hc)
+	if err := conn.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		c.Err = deadline(ctx, err)
+		return c
+	}
+	st := conn.ConnectionState()
 	c.Version = st.Version
 	if len(st.PeerCertificates) > 0 {
 		c.Peer = st.PeerCertificates[0].Subject.String()

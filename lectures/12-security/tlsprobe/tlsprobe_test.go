@@ -48,6 +48,12 @@ func suffix(t *testing.T) string {
 // from a certificate and no ACLs on one, so case 5 passes there.
 func simStand(t *testing.T, o tlsprobe.Options) (tlsprobe.Stand, *x509.Certificate) {
 	t.Helper()
+	return simStandUpTo(t, o, tls.VersionTLS13)
+}
+
+// simStandUpTo is simStand with the mutual-TLS node speaking TLS up to max.
+func simStandUpTo(t *testing.T, o tlsprobe.Options, max uint16) (tlsprobe.Stand, *x509.Certificate) {
+	t.Helper()
 	ca, err := certs.NewAuthority("Test course CA", 24*time.Hour)
 	require.NoError(t, err)
 	node, err := ca.Issue(certs.Request{CommonName: "node1", Server: true, Hosts: []string{"127.0.0.1", "localhost", "kafka-1"}})
@@ -70,6 +76,7 @@ func simStand(t *testing.T, o tlsprobe.Options) (tlsprobe.Stand, *x509.Certifica
 		Certificates: []tls.Certificate{tlsprobe.Pair(node)},
 		ClientAuth:   tls.RequireAndVerifyClientCert,
 		ClientCAs:    pool,
+		MaxVersion:   max,
 	}))
 	require.NoError(t, err)
 	t.Cleanup(mtls.Close)
@@ -166,6 +173,23 @@ func TestCasesOnTheSimulation(t *testing.T) {
 	requireSent(t, r)
 }
 
+// Under TLS 1.2 the client's handshake waits for the server's Finished, so
+// a refused client certificate fails the handshake itself.
+func TestTLS12RefusesInTheHandshake(t *testing.T) {
+	o := tlsprobe.Defaults
+	s, _ := simStandUpTo(t, o, tls.VersionTLS12)
+	r, err := tlsprobe.Run(ctxFor(t, time.Minute), s, o)
+	require.NoError(t, err)
+	for _, id := range []string{"6", "7", "7b", "8"} {
+		c := r.Case(id)
+		require.True(t, tlsprobe.IsAlert(c.Err), "case %s: %v", id, c.Err)
+		require.Equal(t, tlsprobe.Handshake, c.Step, "case %s", id)
+		require.True(t, c.Expected, "case %s", id)
+	}
+	require.NoError(t, r.Case("5b").Err)
+	require.Equal(t, uint16(tls.VersionTLS12), r.Case("5b").Version)
+}
+
 // Each case is bounded: a listener that accepts connections and never
 // answers ends every case within its bound.
 func TestEachCaseIsBounded(t *testing.T) {
@@ -237,6 +261,27 @@ func TestCasesOnTheStand(t *testing.T) {
 	require.Equal(t, []string{"CN=Brew course CA,O=" + certs.Organization}, r.Case("6").Asked, "the node names the course CA")
 	requireSent(t, r)
 	require.Empty(t, r.Unexpected())
+
+	// The node's log says no more than the alert: for each refused
+	// connection, "SSL handshake failed".
+	for _, id := range []string{"6", "7", "8"} {
+		c := r.Case(id)
+		channel := fmt.Sprintf("channelId=%s-%s-", s.MTLS, c.Local)
+		brewtest.Eventually(t, 10*time.Second, "node 1 logs case "+id, func() (bool, string) {
+			var log strings.Builder
+			if err := env.Stand(t).Logs(1, &log); err != nil {
+				return false, err.Error()
+			}
+			for _, l := range strings.Split(log.String(), "\n") {
+				if strings.Contains(l, channel) {
+					require.Contains(t, l, "Failed authentication with /127.0.0.1 ("+channel, "case %s", id)
+					require.True(t, strings.HasSuffix(l, "(SSL handshake failed) (org.apache.kafka.common.network.Selector)"), "case %s: %s", id, l)
+					return true, ""
+				}
+			}
+			return false, "no line for " + channel
+		})
+	}
 }
 
 // requireSent: the certificates of cases 7 and 8 went out; Go's own choice

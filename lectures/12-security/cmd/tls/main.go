@@ -66,8 +66,12 @@ func main() {
 		}
 		tlsprobe.Print(os.Stdout, r)
 		if u := r.Unexpected(); len(u) > 0 {
-			return fmt.Errorf("%d case(s) did not end as the lecture shows, first case %s (%s at %s: %v); `make doctor` in the repository root checks the secured listeners",
-				len(u), u[0].ID, u[0].Client, u[0].Step, u[0].Err)
+			ended := "OK"
+			if u[0].Err != nil {
+				ended = u[0].Err.Error()
+			}
+			return fmt.Errorf("%d case(s) did not end as the lecture shows, first case %s (%s), at %s: %s; `make doctor` in the repository root checks the secured listeners",
+				len(u), u[0].ID, u[0].Client, u[0].Step, ended)
 		}
 		return nil
 	})

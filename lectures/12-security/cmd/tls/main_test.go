@@ -42,7 +42,11 @@ func TestTLSCommandReadme(t *testing.T) {
 	require.Zero(t, code, stderr)
 	t.Logf("%s\n%s%s", took, stderr, out)
 	require.Less(t, took, 15*time.Second)
-	require.Contains(t, stderr, "tls: made "+filepath.Join("..", "..", ".stand", "tls", "clients", cn+".pem"), "it says what it made")
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	made, err := filepath.Rel(wd, filepath.Join(c.TLS.Dir, "clients", cn+".pem"))
+	require.NoError(t, err)
+	require.Equal(t, "tls: made "+made+" (CN="+cn+", from the course CA)\n", stderr, "it says what it made; the topic was there")
 	names := strings.NewReplacer(topic, tlsprobe.Defaults.Topic, cn, tlsprobe.Defaults.CN)
 	brewtest.MatchesReadme(t, "../../README.md", "tls", names.Replace(out))
 
