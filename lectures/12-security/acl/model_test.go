@@ -134,8 +134,10 @@ func TestDenyWinsOverAllow(t *testing.T) {
 			other := m.name("other")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			_, err := brewkit.EnsureTopics(ctx, kadm.NewClient(m.op), brewkit.TopicNamed(other, 1))
+			adm := kadm.NewClient(m.op)
+			_, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(other, 1))
 			require.NoError(t, err)
+			t.Cleanup(func() { adm.DeleteTopics(context.Background(), other) }) //nolint:errcheck // best effort
 			require.NoError(t, m.op.ProduceSync(ctx, brewkit.Event{Type: brewkit.OrderPlaced, V: brewkit.EventVersion, OrderID: "ord-0000002"}.Record(other)).FirstErr())
 			g := m.name("group")
 			cfg := m.user("denied", grant(topic, prefixed, m.name(""), read), grant(group, literal, g, read))
