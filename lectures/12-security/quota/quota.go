@@ -42,6 +42,15 @@ const (
 	// Partitions of each run's topic: one per node, so noisy meets every
 	// broker's quota at once.
 	Partitions = 3
+	// BatchBytes bounds a producer's batch, so a produce request (one
+	// partition per broker) is at most that. A broker that holds a client
+	// back answers its next request only after the throttle, which Kafka
+	// caps at one quota window (1 s): a client far above its quota still
+	// gets one request a second through, and in the first 10 s, where the
+	// window does not grow, those add up beyond the quota (32 KiB a second
+	// is 6% of 512 KiB/s). Smaller batches would keep closer to the quota,
+	// and make flat out slower.
+	BatchBytes = 32 << 10
 )
 
 // Options say who produces, under which quota, for how long.
@@ -54,12 +63,15 @@ type Options struct {
 	Progress     func(string)  // what Run is doing; nil: nothing
 }
 
-// Defaults are `make quotas`. Limited is as long as Kafka's quota window (the
-// rate is measured over at least 10 s of it): a quota bounds the average
-// over that window, not every second of it.
+// Defaults are `make quotas`. A quota bounds the average over Kafka's
+// window, not every second: a broker measures a client's rate over its last
+// 11 samples of 1 s, and over no less than 10 s while it has fewer, so a
+// client new to its quota writes about 10 s of it at once, then waits.
+// Limited ends between 10 s, where the window starts to grow, and 11 s,
+// where that first burst leaves it and the next one comes.
 var Defaults = Options{
 	Noisy: "noisy", Quiet: "quiet",
-	Rate: 512 << 10, Free: 3 * time.Second, Limited: 10 * time.Second,
+	Rate: 512 << 10, Free: 4 * time.Second, Limited: 10500 * time.Millisecond,
 	RecordBytes: 1024,
 }
 
@@ -132,11 +144,12 @@ type Result struct {
 	Quiet     User
 }
 
-// Run makes the users (SCRAM-SHA-512, WRITE on TopicPrefix*), removes any
-// quota on Noisy, creates a fresh topic, has both users produce flat out on
-// the secured listeners for o.Free, sets the quota on Noisy, waits until
-// every broker has it, and has them produce again for o.Limited. The topic
-// is deleted at the end; the users and the quota stay (Delete removes them).
+// Run makes the users (SCRAM-SHA-512, WRITE on TopicPrefix*) and a fresh
+// topic, sets the quota on Noisy and waits until every broker has it, has
+// both users produce flat out on the secured listeners for o.Limited,
+// removes the quota (again on every broker) and has them produce for
+// o.Free. The topic is deleted at the end; the users stay (Delete removes
+// them, and a quota a Ctrl-C left behind).
 func Run(ctx context.Context, c secure.Cluster, o Options) (Result, error) {
 	progress := o.Progress
 	if progress == nil {
@@ -149,12 +162,6 @@ func Run(ctx context.Context, c secure.Cluster, o Options) (Result, error) {
 	defer cl.Close()
 	users := []string{o.Noisy, o.Quiet}
 	if err := Ensure(ctx, adm, users...); err != nil {
-		return Result{}, err
-	}
-	if err := RemoveQuota(ctx, adm, o.Noisy); err != nil {
-		return Result{}, err
-	}
-	if err := WaitEveryBroker(ctx, cl, o.Noisy, 0); err != nil {
 		return Result{}, err
 	}
 	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: TopicPrefix, Partitions: Partitions})
@@ -187,11 +194,10 @@ func Run(ctx context.Context, c secure.Cluster, o Options) (Result, error) {
 		defer p.cl.Close()
 		ps = append(ps, p)
 	}
-	progress(fmt.Sprintf("%s and %s produce flat out for %s, no quota", o.Noisy, o.Quiet, o.Free))
-	without, err := together(ctx, ps, o.Free)
-	if err != nil {
-		return Result{}, err
-	}
+	// The quota first: a broker meters a client's bytes (once any quota
+	// exists in the cluster) whether or not the client has a quota, and a
+	// quota set right after a flood starts by paying back the flood still
+	// in its window. Measured first, the quota phase shows the quota alone.
 	if err := SetQuota(ctx, adm, o.Noisy, o.Rate); err != nil {
 		return Result{}, err
 	}
@@ -203,6 +209,17 @@ func Run(ctx context.Context, c secure.Cluster, o Options) (Result, error) {
 	}
 	progress(fmt.Sprintf("%s=%d on user=%s; both produce flat out for %s", ProducerByteRate, o.Rate, o.Noisy, o.Limited))
 	with, err := together(ctx, ps, o.Limited)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := RemoveQuota(ctx, adm, o.Noisy); err != nil {
+		return Result{}, err
+	}
+	if err := WaitEveryBroker(ctx, cl, o.Noisy, 0); err != nil {
+		return Result{}, err
+	}
+	progress(fmt.Sprintf("the quota removed; both produce flat out for %s", o.Free))
+	without, err := together(ctx, ps, o.Free)
 	if err != nil {
 		return Result{}, err
 	}
@@ -451,8 +468,8 @@ func Delete(ctx context.Context, adm *kadm.Client, users ...string) (Deleted, er
 }
 
 // producer is one user's client: no compression (the bytes it counts are
-// the bytes on the wire the quota meters), 64 KiB batches, records spread
-// over the partitions in turn.
+// the bytes on the wire the quota meters), BatchBytes batches, records
+// spread over the partitions in turn.
 type producer struct {
 	user     string
 	cl       *kgo.Client
@@ -473,14 +490,15 @@ func newProducer(ctx context.Context, cfg brewkit.Config, user, topic string, si
 		kgo.DefaultProduceTopic(topic),
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
-		kgo.ProducerBatchMaxBytes(64 << 10),
+		kgo.ProducerBatchMaxBytes(BatchBytes),
 		kgo.MaxBufferedRecords(2048),
 		kgo.WithHooks(p.hook),
 	}
 	// A password just set, an ACL just created: each broker applies them
-	// from the metadata log a moment later. Log in and write one record to
-	// each partition (which opens a connection to every leader) until that
-	// works.
+	// from the metadata log a moment later. Log in and ask for the topic
+	// until the broker lets the user see it (WRITE implies DESCRIBE). No
+	// record yet: a byte produced now would start the quota's window before
+	// the phase.
 	var last error
 	werr := brewkit.WaitFor(ctx, 15*time.Second, 200*time.Millisecond, func() bool {
 		if p.cl != nil {
@@ -494,11 +512,11 @@ func newProducer(ctx context.Context, cfg brewkit.Config, user, topic string, si
 		if last = brewkit.Ping(pctx, cfg, p.cl); last != nil {
 			return false
 		}
-		var recs []*kgo.Record
-		for range leaderOf {
-			recs = append(recs, &kgo.Record{Value: p.value})
+		var md kadm.Metadata
+		if md, last = kadm.NewClient(p.cl).Metadata(pctx, topic); last != nil {
+			return false
 		}
-		last = p.cl.ProduceSync(pctx, recs...).FirstErr()
+		last = md.Topics[topic].Err
 		return last == nil
 	})
 	if werr != nil {

@@ -1,8 +1,9 @@
 // Command quotas (`make quotas`) puts a producer byte-rate quota on a noisy
 // client: users noisy and quiet produce flat out on the secured listeners
-// at the same time, first with no quota, then with producer_byte_rate on
-// user=noisy, and it prints each one's throughput per broker and the throttle
-// time the brokers reported. -delete removes the quota, the ACL and the users.
+// at the same time, first with producer_byte_rate on user=noisy, then with
+// the quota removed, and it prints each one's throughput per broker and the
+// throttle time the brokers reported. -delete removes the users, their ACL
+// and a quota an interrupted run left.
 package main
 
 import (
@@ -24,9 +25,9 @@ func main() {
 
 Users noisy and quiet (SCRAM-SHA-512, created if missing) produce as fast as
 they can at once on the SECURE listeners (127.0.0.1:19192-19194), first with
-no quota, then with producer_byte_rate on user=noisy, set by the operator on
-%s. Prints each one's bytes a second per broker and the throttle time the
-brokers reported. The quota and the users stay until -delete.
+producer_byte_rate on user=noisy, set by the operator on %s, then with
+it removed. Prints each one's bytes a second per broker and the throttle time
+the brokers reported. The users stay until -delete.
 
 `, brewkit.EnvBootstrap)
 		flag.PrintDefaults()
@@ -34,10 +35,10 @@ brokers reported. The quota and the users stay until -delete.
 	flag.StringVar(&o.Noisy, "noisy", o.Noisy, "the user that gets the quota")
 	flag.StringVar(&o.Quiet, "quiet", o.Quiet, "the user without one")
 	flag.Int64Var(&o.Rate, "rate", o.Rate, "producer_byte_rate for -noisy: bytes a second on each broker")
-	flag.DurationVar(&o.Free, "without", o.Free, "how long both produce before the quota")
-	flag.DurationVar(&o.Limited, "with", o.Limited, "how long both produce with it (Kafka averages a quota over 10 s or more)")
+	flag.DurationVar(&o.Limited, "with", o.Limited, "how long both produce with the quota (Kafka averages it over 10 s to 11 s)")
+	flag.DurationVar(&o.Free, "without", o.Free, "how long both produce once it is removed")
 	flag.IntVar(&o.RecordBytes, "record-bytes", o.RecordBytes, "each record's value")
-	del := flag.Bool("delete", false, "remove the quota, the ACL and the SCRAM passwords of -noisy and -quiet, and stop")
+	del := flag.Bool("delete", false, "delete -noisy and -quiet (their SCRAM passwords, their ACL, a quota left on them), and stop")
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	fc.Name("noisy", o.Noisy)
@@ -46,7 +47,7 @@ brokers reported. The quota and the users stay until -delete.
 	fc.Require(o.Rate >= 1024 && o.Rate <= 1<<30, "rate", o.Rate, "must be 1024 to 1073741824 bytes a second")
 	fc.Require(o.Free >= 500*time.Millisecond && o.Free <= time.Minute, "without", o.Free, "must be 500ms to 1m")
 	fc.Require(o.Limited >= time.Second && o.Limited <= 2*time.Minute, "with", o.Limited, "must be 1s to 2m")
-	fc.Require(o.RecordBytes >= 1 && o.RecordBytes <= 60_000, "record-bytes", o.RecordBytes, "must be 1 to 60000 (a batch is 64 KiB)")
+	fc.Require(o.RecordBytes >= 1 && o.RecordBytes <= 30_000, "record-bytes", o.RecordBytes, "must be 1 to 30000 (a batch is 32 KiB)")
 	fc.NoArgs()
 	fc.ExitOnUsageError("quotas")
 
@@ -61,18 +62,17 @@ brokers reported. The quota and the users stay until -delete.
 				return err
 			}
 			defer adm.Close()
-			users := []string{o.Noisy, o.Quiet}
-			d, err := quota.Delete(ctx, adm, users...)
+			d, err := quota.Delete(ctx, adm, o.Noisy, o.Quiet)
 			if err != nil {
 				return err
 			}
-			quota.PrintDeleted(os.Stdout, d, users)
+			quota.PrintDeleted(os.Stdout, d)
 			return nil
 		}
 		o.Progress = func(s string) { fmt.Fprintln(os.Stderr, "quotas:", s) }
 		r, err := quota.Run(ctx, c, o)
 		if err != nil {
-			return brewkit.LeftBehind(err, fmt.Sprintf("a quota on %s may stay: `make quotas-delete` removes it", o.Noisy))
+			return brewkit.LeftBehind(err, fmt.Sprintf("the quota on %s may stay: `make quotas-delete` removes it", o.Noisy))
 		}
 		quota.Print(os.Stdout, r)
 		return nil
