@@ -155,6 +155,15 @@ var programs = []program{
 	{dir: "lectures/11-outbox-cdc/cmd/debezium", args: []string{"-orders", "5", "-kill-at", "-1"}, uses: admin | writes | reads},
 	{dir: "lectures/11-outbox-cdc/cmd/compare", args: []string{"-producers", "relay", "-backlog", "10", "-steady", "5"}, uses: admin | writes | reads},
 
+	// Lecture 12 reaches the cluster twice: as the operator on the
+	// plaintext listeners (the matrix's faults), then as its users on the
+	// secured listeners, which only a real stand has: on the matrix's
+	// clusters, which answer, it stops at secure.Find with that one line.
+	{dir: "lectures/12-security/cmd/users", uses: admin},
+	{dir: "lectures/12-security/cmd/tls", uses: admin},
+	{dir: "lectures/12-security/cmd/acls", uses: admin},
+	{dir: "lectures/12-security/cmd/quotas", uses: admin},
+
 	{dir: "stand/cmd/brewstand", args: []string{"stop-node", "2"}, uses: stand},
 	{dir: "stand/cmd/dashboard", args: []string{"-once"}, uses: admin},
 	{dir: "stand/cmd/tour", args: []string{"."}, offline: &outcome{2, []string{"lecture folder"}}},

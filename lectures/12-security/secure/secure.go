@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/certs"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
@@ -53,6 +55,11 @@ func Find(ctx context.Context, admin brewkit.Config) (Cluster, error) {
 		return Cluster{}, err
 	} else if sim {
 		return Cluster{}, ErrNoSecuredListeners
+	}
+	// The operator must be a super user: listing SCRAM users takes
+	// DESCRIBE on the cluster, which an ordinary user lacks.
+	if _, err := kadm.NewClient(cl).DescribeUserSCRAMs(ctx); err != nil {
+		return Cluster{}, fmt.Errorf("the operator's connection (%s) may not manage the cluster: %w", admin.Bootstrap(), err)
 	}
 	s, err := stand.Find()
 	if err != nil {
