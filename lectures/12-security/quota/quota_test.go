@@ -91,8 +91,9 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 
 // The simulation stores quotas (kfake's DescribeClientQuotas and
 // AlterClientQuotas handlers) but does not enforce them: the same run there
-// shows the quota described back, noisy far above it and no throttle time.
-// Delete then removes the quota, the ACL and both users.
+// shows the quota described back, noisy far above it and no throttle time,
+// and the quota removed at the end. Delete removes a quota left behind, the
+// ACL and both users.
 func TestSimulationStoresAQuotaButDoesNotEnforceIt(t *testing.T) {
 	env := brewtest.SimWith(t, sim.Options{Login: &sim.Login{User: "brew", Pass: "brew-secret", Mechanism: secure.Mechanism}})
 	c := secure.Simulated(env.Config)
@@ -108,12 +109,16 @@ func TestSimulationStoresAQuotaButDoesNotEnforceIt(t *testing.T) {
 	require.Zero(t, r.Noisy.With.Throttles)
 
 	adm := env.Admin(t)
+	q, err := quota.Describe(ctx, adm, o.Noisy)
+	require.NoError(t, err)
+	require.Empty(t, q, "the run removes the quota at its end")
+	require.NoError(t, quota.SetQuota(ctx, adm, o.Noisy, o.Rate)) // as an interrupted run leaves it
 	d, err := quota.Delete(ctx, adm, o.Noisy, o.Quiet)
 	require.NoError(t, err)
 	require.Equal(t, []string{o.Noisy}, d.Quotas)
 	require.Equal(t, 2, d.ACLs)
 	require.ElementsMatch(t, []string{o.Noisy, o.Quiet}, d.Users)
-	q, err := quota.Describe(ctx, adm, o.Noisy)
+	q, err = quota.Describe(ctx, adm, o.Noisy)
 	require.NoError(t, err)
 	require.Empty(t, q)
 	d, err = quota.Delete(ctx, adm, o.Noisy, o.Quiet)
