@@ -559,7 +559,7 @@ func (p *producer) run(ctx context.Context, start time.Time, d time.Duration) (F
 	}
 	// What is still buffered or in flight is no part of the phase: wait
 	// for it, so the next phase starts with an empty client.
-	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	fctx, fcancel := context.WithTimeout(ctx, 15*time.Second) // Ctrl-C: no wait
 	defer fcancel()
 	if err := p.cl.Flush(fctx); err != nil && ctx.Err() == nil {
 		return Flow{}, fmt.Errorf("%s: waiting for the phase's last records: %w", p.user, err)
