@@ -25,6 +25,7 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 	"github.com/brew-course/kafka/pkg/brewkit/certs"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
 	"github.com/brew-course/kafka/pkg/brewkit/sim"
 )
 
@@ -246,15 +247,19 @@ func TestCasesOnTheStand(t *testing.T) {
 	require.Equal(t, tlsprobe.Request, cs.Step, "the handshake and the first reply passed")
 	require.Equal(t, uint16(tls.VersionTLS13), cs.Version)
 	require.NoError(t, r.Case("5b").Err, "User:brew is a super user")
-	for id, alert := range map[string]string{
-		"6":  "remote error: tls: bad certificate",
-		"7":  "remote error: tls: unknown certificate",
-		"7b": "remote error: tls: bad certificate",
-		"8":  "remote error: tls: unknown certificate",
+	// A node that gets no certificate answers bad_certificate on the
+	// native stand's JDK (Debian's 17.0.15) and certificate_required on the
+	// docker stand-in's (measured): either is a refusal in the handshake.
+	noCert := []string{"remote error: tls: bad certificate", "remote error: tls: certificate required"}
+	for id, alerts := range map[string][]string{
+		"6":  noCert,
+		"7":  {"remote error: tls: unknown certificate"},
+		"7b": noCert,
+		"8":  {"remote error: tls: unknown certificate"},
 	} {
 		c := r.Case(id)
 		require.True(t, tlsprobe.IsAlert(c.Err), "case %s: %v", id, c.Err)
-		require.Equal(t, alert, c.Err.Error(), "case %s: Kafka's alert", id)
+		require.Contains(t, alerts, c.Err.Error(), "case %s: Kafka's alert", id)
 		require.Equal(t, tlsprobe.FirstReply, c.Step, "case %s", id)
 		require.True(t, c.Requested, "case %s: the node asked for a certificate", id)
 	}
@@ -263,7 +268,11 @@ func TestCasesOnTheStand(t *testing.T) {
 	require.Empty(t, r.Unexpected())
 
 	// The node's log says no more than the alert: for each refused
-	// connection, "SSL handshake failed".
+	// connection, "SSL handshake failed". Found by the client's port, which
+	// only the native node sees: a docker node sees Docker's port proxy.
+	if env.Stand(t).Current() != stand.Native {
+		return
+	}
 	for _, id := range []string{"6", "7", "8"} {
 		c := r.Case(id)
 		channel := fmt.Sprintf("channelId=%s-%s-", s.MTLS, c.Local)
