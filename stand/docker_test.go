@@ -38,6 +38,8 @@ func dockerStand(t *testing.T) *stand.Stand {
 var addressBound = map[string]bool{
 	"listeners": true, "advertised.listeners": true, "listener.security.protocol.map": true,
 	"inter.broker.listener.name": true, "controller.quorum.voters": true, "log.dirs": true,
+	// The key stores: .stand/tls on the host, mounted on /etc/brew/tls.
+	"ssl.keystore.location": true, "ssl.truststore.location": true,
 }
 
 // TestDockerNodesDeriveTheNativeSettings reads the server.properties each
@@ -71,7 +73,10 @@ func TestDockerNodesDeriveTheNativeSettings(t *testing.T) {
 				t.Errorf("node %d: docker sets %s=%s, which the native stand does not", n, k, v)
 			}
 		}
-		if derived["advertised.listeners"] != fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d", n, 19091+n) {
+		if derived["ssl.keystore.location"] != fmt.Sprintf("/etc/brew/tls/node%d.p12", n) || derived["ssl.truststore.location"] != "/etc/brew/tls/ca.pem" {
+			t.Errorf("node %d key stores: %q, %q", n, derived["ssl.keystore.location"], derived["ssl.truststore.location"])
+		}
+		if derived["advertised.listeners"] != fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d,SECURE://127.0.0.1:%d,MTLS://127.0.0.1:%d", n, 19091+n, 19191+n, 19291+n) {
 			t.Errorf("node %d advertised.listeners: %q", n, derived["advertised.listeners"])
 		}
 	}
