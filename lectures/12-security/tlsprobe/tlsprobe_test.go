@@ -25,8 +25,8 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 	"github.com/brew-course/kafka/pkg/brewkit/certs"
-	"github.com/brew-course/kafka/pkg/brewkit/stand"
 	"github.com/brew-course/kafka/pkg/brewkit/sim"
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
 )
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
