@@ -19,6 +19,7 @@ import (
 
 	"github.com/brew-course/kafka/lectures/12-security/everywhere"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
+	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 )
 
@@ -55,6 +56,10 @@ func TestEveryLectureRunsOnTheSecuredListeners(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := secure.Find(ctx, env.Config)
+	require.NoError(t, err)
+	// The Brew topics, as the operator: lecture 02's inspect reads one that
+	// a fresh stand does not have yet.
+	_, err = brewkit.EnsureTopics(ctx, env.Admin(t), brewkit.Catalog...)
 	require.NoError(t, err)
 	began := time.Now()
 	all, cancelAll := context.WithTimeout(context.Background(), 2*time.Minute) // every program, builds included
