@@ -9,7 +9,9 @@
 // image's contract, named by BREW_KAFKA_IMAGE). The nodes get the same
 // settings as the docker stand (stand/docker-compose.yml; a test holds the two
 // together), on free ports of 127.0.0.1 instead of 19092-19094, so they never
-// collide with a stand that is up.
+// collide with a stand that is up; all but lecture 12's secured listeners and
+// their authorizer, which need the key stores `make up` writes (the smoke
+// tests run here log in nowhere).
 package brewcontainers
 
 import (
