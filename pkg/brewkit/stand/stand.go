@@ -336,6 +336,11 @@ func (s *Stand) StartNode(ctx context.Context, n int) error {
 	if err := s.WaitReady(ctx, n); err != nil {
 		return err
 	}
+	if f != Embedded {
+		if err := ensureAdmin(ctx); err != nil {
+			return err
+		}
+	}
 	s.say("stand: node %d of the %s stand is back in %s", n, f, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
