@@ -36,7 +36,10 @@ func TestQuotaHoldsOnTheMTLSListenerToo(t *testing.T) {
 			t.Errorf("cleaning up %s: %v", user, err)
 		}
 	})
-	const rate = 64 << 10
+	// Low enough that even a loaded machine passes the window's 11 s of
+	// it within the run's 4 s: at 64 KiB/s a CI run wrote 225-660 KiB
+	// flat out, under the 704 KiB a fresh client may, and was not throttled.
+	const rate = 16 << 10
 	require.NoError(t, Ensure(ctx, adm, user))
 	require.NoError(t, SetQuota(ctx, adm, user, rate))
 	require.NoError(t, WaitEveryBroker(ctx, cl, user, rate))
@@ -57,12 +60,13 @@ func TestQuotaHoldsOnTheMTLSListenerToo(t *testing.T) {
 	f, err := p.run(ctx, time.Now(), 4*time.Second)
 	require.NoError(t, err)
 
-	nodes := make([]int32, 0, len(f.Bytes))
 	for n, b := range f.Bytes {
-		nodes = append(nodes, n)
 		t.Logf("node %d: %d KiB in %s, throttled %s", n, b>>10, f.Elapsed, f.Throttled[n])
 		require.LessOrEqual(t, b, int64(11*rate+5*64<<10), "node %d: within the quota over its window", n)
+		// How long it waits depends on when in the run it passes the
+		// window's allowance (1 to 3.5 s of 4 here): that each broker made
+		// it wait is the claim.
+		require.Positive(t, f.Throttled[n], "node %d throttles the user on MTLS too", n)
 	}
 	require.Positive(t, f.Throttles, "the brokers report throttle times on MTLS too")
-	require.Greater(t, f.ThrottledShare(nodes), 0.3)
 }
