@@ -216,6 +216,18 @@ func TestDockerDownResetUpAlone(t *testing.T) {
 	s := dockerStand(t)
 	env := brewtest.Cluster(t)
 	env.NodeControl(t)
+	// down stops the services beside the cluster too: the ones that ran
+	// (the tier's PostgreSQL and Connect) run again after, for the tests
+	// that come later.
+	var ran []string
+	for _, st := range s.ServiceStatuses(context.Background()) {
+		if st.Running {
+			ran = append(ran, st.Name)
+		}
+	}
+	if len(ran) > 0 {
+		t.Cleanup(func() { mustBrewstand(t, s, append([]string{"services", "up"}, ran...)...) })
+	}
 
 	mustBrewstand(t, s, "down")
 	if out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=com.docker.compose.project=brew").Output(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
