@@ -164,8 +164,10 @@ func (r *rebalances) killMembers() {
 // owners is each partition's owner now, as the members' events tell.
 func (r *rebalances) owners() map[int32]string { return ownersAt(r.rec.Events(), time.Now(), nil) }
 
-// settled reports whether all 6 partitions have an owner and each of names
-// owns some.
+// settled reports whether the 6 partitions are shared evenly among names:
+// each owns 6/len(names). A rebalance may move partitions in more than one
+// step (cooperative revokes first, the consumer protocol's coordinator
+// assigns at most once a second), so some owned by each is not yet the end.
 func (r *rebalances) settled(names ...string) func() bool {
 	return func() bool {
 		o := r.owners()
@@ -173,7 +175,7 @@ func (r *rebalances) settled(names ...string) func() bool {
 			return false
 		}
 		for _, n := range names {
-			if !slices.Contains(mapsValues(o), n) {
+			if len(ownedBy(o, n)) != 6/len(names) {
 				return false
 			}
 		}
@@ -457,14 +459,6 @@ func ownedBy(o map[int32]string, name string) []int32 {
 		}
 	}
 	slices.Sort(out)
-	return out
-}
-
-func mapsValues(o map[int32]string) []string {
-	var out []string
-	for _, v := range o {
-		out = append(out, v)
-	}
 	return out
 }
 

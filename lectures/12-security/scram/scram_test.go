@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -162,10 +163,11 @@ func TestUpsertTwiceKeepsOneCredential(t *testing.T) {
 			for range 2 {
 				require.NoError(t, scram.Upsert(ctx, adm, o.Iterations, o.Partner, o.Password))
 			}
-			list, err := scram.List(ctx, adm)
-			require.NoError(t, err)
+			// Any broker answers DescribeUserSCRAMs from its copy of the
+			// metadata log, which may not hold the upsert yet.
+			have := listed(ctx, t, adm, func(us []scram.User) bool { return len(users(scram.Result{Users: us}, o.Partner)) > 0 })
 			require.Equal(t, []scram.User{{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 4096}},
-				users(scram.Result{Users: list}, o.Partner))
+				users(scram.Result{Users: have}, o.Partner))
 		})
 	}
 }
@@ -187,10 +189,29 @@ func TestDeleteTwice(t *testing.T) {
 			ds, err = scram.Delete(ctx, tier.c, o.Partner, o.Analytics)
 			require.NoError(t, err)
 			require.Equal(t, []scram.Deleted{{User: o.Partner}, {User: o.Analytics}}, ds)
-			list, err := scram.List(ctx, adm)
-			require.NoError(t, err)
-			require.Empty(t, users(scram.Result{Users: list}, o.Partner, o.Analytics))
+			have := listed(ctx, t, adm, func(us []scram.User) bool {
+				return len(users(scram.Result{Users: us}, o.Partner, o.Analytics)) == 0
+			})
+			require.Empty(t, users(scram.Result{Users: have}, o.Partner, o.Analytics))
 		})
+	}
+}
+
+// listed is scram.List once it satisfies done, or its last answer after 10 s:
+// the broker that answers applies the controller's records a moment after the
+// write returns.
+func listed(ctx context.Context, t *testing.T, adm *kadm.Client, done func([]scram.User) bool) []scram.User {
+	t.Helper()
+	var have []scram.User
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var err error
+		have, err = scram.List(ctx, adm)
+		require.NoError(t, err)
+		if done(have) || time.Now().After(deadline) {
+			return have
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
