@@ -51,31 +51,45 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 	// A measurement of throughput: alone on the stand, so that another
 	// test's load does not change one phase and not the other.
 	env.Exclusive(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c, err := secure.Find(ctx, env.Config)
 	require.NoError(t, err)
 	o := quota.Defaults
-	o.Noisy, o.Quiet = users(t, c)
-	o.Progress = func(s string) { t.Log(s) }
-	r, err := quota.Run(ctx, c, o)
-	require.NoError(t, err)
+	rate := float64(o.Rate)
+	// The lesson needs a machine that writes faster than the quota: flat
+	// out is 7 to 12 times the quota on the native stand here, 3 to 7 on
+	// the docker one, 2 under a CI build beside it, and 1.2 in a CI run
+	// whose containers tier started a second cluster beside it (measured).
+	// That is the machine's capacity, no claim of Kafka's: a run where
+	// noisy did not reach 1.5 times the quota without it proves nothing
+	// about the quota, and is measured again, up to three times, with
+	// users of its own.
+	var r quota.Result
 	var b strings.Builder
-	quota.Print(&b, r)
-	t.Log("\n" + b.String())
-	for _, n := range r.Leaders {
-		t.Logf("node %d: noisy %.0f -> %.0f KiB/s (throttled %s in %d responses), quiet %.0f -> %.0f KiB/s",
-			n, r.Noisy.Without.Node(n)/1024, r.Noisy.With.Node(n)/1024, r.Noisy.With.Throttled[n], r.Noisy.With.Throttles,
-			r.Quiet.Without.Node(n)/1024, r.Quiet.With.Node(n)/1024)
+	for attempt := 1; ; attempt++ {
+		o.Noisy, o.Quiet = users(t, c)
+		o.Progress = func(s string) { t.Log(s) }
+		r, err = quota.Run(ctx, c, o)
+		require.NoError(t, err)
+		b.Reset()
+		quota.Print(&b, r)
+		t.Log("\n" + b.String())
+		for _, n := range r.Leaders {
+			t.Logf("node %d: noisy %.0f -> %.0f KiB/s (throttled %s in %d responses), quiet %.0f -> %.0f KiB/s",
+				n, r.Noisy.Without.Node(n)/1024, r.Noisy.With.Node(n)/1024, r.Noisy.With.Throttled[n], r.Noisy.With.Throttles,
+				r.Quiet.Without.Node(n)/1024, r.Quiet.With.Node(n)/1024)
+		}
+		if r.Noisy.Without.PerBroker() >= 1.5*rate || attempt == 3 {
+			break
+		}
+		t.Logf("attempt %d: flat out noisy wrote %.0f KiB/s a broker, under 1.5 times the quota: the machine is busy; measuring again",
+			attempt, r.Noisy.Without.PerBroker()/1024)
 	}
 
-	rate := float64(o.Rate)
 	require.Equal(t, map[string]float64{quota.ProducerByteRate: rate}, r.Described, "DescribeClientQuotas gives the quota back")
 	require.NotEmpty(t, r.Leaders)
-	// The machine's capacity is no claim of Kafka's: flat out is 7 to 12
-	// times the quota on the native stand here, 3 to 7 on the docker one,
-	// and under the load of a CI run beside it 2 (measured). Half as much
-	// again is enough for the quota to be what bounds noisy.
+	// Half as much again is enough for the quota to be what bounds noisy.
 	require.GreaterOrEqual(t, r.Noisy.Without.PerBroker(), 1.5*rate, "without the quota noisy is above it")
 	for _, n := range r.Leaders {
 		require.InDelta(t, rate, r.Noisy.With.Node(n), 0.2*rate, "node %d holds noisy within 20%% of the quota", n)
