@@ -51,7 +51,7 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 	// A measurement of throughput: alone on the stand, so that another
 	// test's load does not change one phase and not the other.
 	env.Exclusive(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	c, err := secure.Find(ctx, env.Config)
 	require.NoError(t, err)
@@ -62,9 +62,11 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 	// the docker one, 2 under a CI build beside it, and 1.2 in a CI run
 	// whose containers tier started a second cluster beside it (measured).
 	// That is the machine's capacity, no claim of Kafka's: a run where
-	// noisy did not reach 1.5 times the quota without it proves nothing
-	// about the quota, and is measured again, up to three times, with
-	// users of its own.
+	// noisy did not reach three times the quota without it shows the
+	// quota little (at 1.5 times it, in CI, noisy was throttled 15% of the
+	// phase; 94% at 30 times it, the README's run), so it is measured again, with users of its own, up to six
+	// times 20 s apart: in CI this test runs while the containers tier
+	// starts a second cluster beside the stand, for about 4 minutes.
 	var r quota.Result
 	var b strings.Builder
 	for attempt := 1; ; attempt++ {
@@ -80,11 +82,16 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 				n, r.Noisy.Without.Node(n)/1024, r.Noisy.With.Node(n)/1024, r.Noisy.With.Throttled[n], r.Noisy.With.Throttles,
 				r.Quiet.Without.Node(n)/1024, r.Quiet.With.Node(n)/1024)
 		}
-		if r.Noisy.Without.PerBroker() >= 1.5*rate || attempt == 3 {
+		if r.Noisy.Without.PerBroker() >= 3*rate || attempt == 6 {
 			break
 		}
-		t.Logf("attempt %d: flat out noisy wrote %.0f KiB/s a broker, under 1.5 times the quota: the machine is busy; measuring again",
+		t.Logf("attempt %d: flat out noisy wrote %.0f KiB/s a broker, under three times the quota: the machine is busy; measuring again in 20s",
 			attempt, r.Noisy.Without.PerBroker()/1024)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no attempt left: %v", ctx.Err())
+		case <-time.After(20 * time.Second):
+		}
 	}
 
 	require.Equal(t, map[string]float64{quota.ProducerByteRate: rate}, r.Described, "DescribeClientQuotas gives the quota back")
