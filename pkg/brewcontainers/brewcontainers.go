@@ -142,7 +142,10 @@ func startNode(ctx context.Context, nw *testcontainers.DockerNetwork, id, port i
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.PortBindings = mobynet.PortMap{mobynet.MustParsePort("9094/tcp"): {{HostIP: loopback, HostPort: strconv.Itoa(port)}}}
 		}),
-		testcontainers.WithWaitStrategyAndDeadline(StartTimeout, wait.ForLog("Kafka Server started")),
+		// The log strategy has a 60 s bound of its own, which the deadline
+		// does not lift: in CI, beside the real tier's tests, the nodes
+		// took longer and the start failed at 61 s.
+		testcontainers.WithWaitStrategyAndDeadline(StartTimeout, wait.ForLog("Kafka Server started").WithStartupTimeout(StartTimeout)),
 	)
 	if err != nil {
 		if ctr != nil {
