@@ -203,16 +203,13 @@ func TestDeleteTwice(t *testing.T) {
 func listed(ctx context.Context, t *testing.T, adm *kadm.Client, done func([]scram.User) bool) []scram.User {
 	t.Helper()
 	var have []scram.User
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var err error
+	var err error
+	_ = brewkit.WaitFor(ctx, 10*time.Second, 50*time.Millisecond, func() bool {
 		have, err = scram.List(ctx, adm)
-		require.NoError(t, err)
-		if done(have) || time.Now().After(deadline) {
-			return have
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err != nil || done(have)
+	})
+	require.NoError(t, err)
+	return have
 }
 
 type tier struct {
