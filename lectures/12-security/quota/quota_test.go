@@ -127,7 +127,10 @@ func TestSimulationStoresAQuotaButDoesNotEnforceIt(t *testing.T) {
 	defer cancel()
 	o := quota.Defaults
 	o.Noisy, o.Quiet = "noisy", "quiet"
-	o.Rate, o.Free, o.Limited = 16<<10, 500*time.Millisecond, time.Second
+	// Three seconds flat out: under go test -race on a busy machine the
+	// first acknowledgement alone took more than one (make check in CI saw
+	// no record acknowledged in a 1 s phase).
+	o.Rate, o.Free, o.Limited = 16<<10, 500*time.Millisecond, 3*time.Second
 	r, err := quota.Run(ctx, c, o)
 	require.NoError(t, err)
 	require.Equal(t, map[string]float64{quota.ProducerByteRate: float64(o.Rate)}, r.Described)
