@@ -139,14 +139,6 @@ func TestResetLectureDeletesItsUsersACLsAndQuotas(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { steps.ResetUsers(context.Background(), cl, steps.Lecture{Users: []string{kept}}) }) //nolint:errcheck // best effort
-
-	users, err := steps.ResetUsers(ctx, cl, steps.Lecture{Users: []string{prefix + "*"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(users, []string{gone}) {
-		t.Fatalf("reset found %v, want [%s]", users, gone)
-	}
 	has := func(u string) (scram, acl, quota bool) {
 		s, err := adm.DescribeUserSCRAMs(ctx, u)
 		scram = err == nil && s[u].Err == nil && len(s[u].CredInfos) > 0
@@ -161,6 +153,21 @@ func TestResetLectureDeletesItsUsersACLsAndQuotas(t *testing.T) {
 		q, err := adm.DescribeClientQuotas(ctx, true, []kadm.DescribeClientQuotaComponent{{Type: "user", MatchName: &name}})
 		quota = err == nil && len(q) > 0
 		return
+	}
+
+	// What was just written, each broker applies from the metadata log a
+	// moment later; the reset lists what the broker it asks has.
+	brewtest.Eventually(t, 20*time.Second, "both users' SCRAM credentials, ACLs and quotas listed", func() (bool, string) {
+		gs, ga, gq := has(gone)
+		ks, ka, kq := has(kept)
+		return gs && ga && gq && ks && ka && kq, fmt.Sprintf("%s: scram %v acl %v quota %v; %s: scram %v acl %v quota %v", gone, gs, ga, gq, kept, ks, ka, kq)
+	})
+	users, err := steps.ResetUsers(ctx, cl, steps.Lecture{Users: []string{prefix + "*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(users, []string{gone}) {
+		t.Fatalf("reset found %v, want [%s]", users, gone)
 	}
 	brewtest.Eventually(t, 20*time.Second, "the matched user has nothing left, the other keeps everything", func() (bool, string) {
 		gs, ga, gq := has(gone)

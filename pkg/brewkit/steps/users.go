@@ -23,7 +23,11 @@ func ResetUsers(ctx context.Context, cl *kgo.Client, l Lecture) ([]string, error
 	adm := kadm.NewClient(cl)
 	found := map[string]bool{}
 
-	// ACLs: every principal the patterns match, all its ACLs at once.
+	// Each list below is served by one broker from its copy of the
+	// metadata, which may miss what was written a moment ago: a user found
+	// in any of them loses all three (the ACLs go last, by filter).
+
+	// ACLs: every principal the patterns match.
 	acls := kmsg.NewPtrDescribeACLsRequest()
 	acls.ResourceType = kmsg.ACLResourceTypeAny
 	acls.ResourcePatternType = kmsg.ACLResourcePatternTypeAny
@@ -36,34 +40,10 @@ func ResetUsers(ctx context.Context, cl *kgo.Client, l Lecture) ([]string, error
 	if err != nil {
 		return nil, fmt.Errorf("listing ACLs: %w", err)
 	}
-	var principals []string
 	for _, r := range described.Resources {
 		for _, a := range r.ACLs {
-			name, ok := strings.CutPrefix(a.Principal, "User:")
-			if ok && Matches(l.Users, name) && !slices.Contains(principals, a.Principal) {
-				principals = append(principals, a.Principal)
+			if name, ok := strings.CutPrefix(a.Principal, "User:"); ok && Matches(l.Users, name) {
 				found[name] = true
-			}
-		}
-	}
-	if len(principals) > 0 {
-		del := kmsg.NewPtrDeleteACLsRequest()
-		for _, p := range principals {
-			f := kmsg.NewDeleteACLsRequestFilter()
-			f.ResourceType = kmsg.ACLResourceTypeAny
-			f.ResourcePatternType = kmsg.ACLResourcePatternTypeAny
-			f.Principal = kmsg.StringPtr(p)
-			f.Operation = kmsg.ACLOperationAny
-			f.PermissionType = kmsg.ACLPermissionTypeAny
-			del.Filters = append(del.Filters, f)
-		}
-		resp, err := del.RequestWith(ctx, cl)
-		if err != nil {
-			return nil, fmt.Errorf("deleting ACLs: %w", err)
-		}
-		for i, r := range resp.Results {
-			if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-				return nil, fmt.Errorf("deleting the ACLs of %s: %w", principals[i], err)
 			}
 		}
 	}
@@ -133,5 +113,29 @@ func ResetUsers(ctx context.Context, cl *kgo.Client, l Lecture) ([]string, error
 		users = append(users, u)
 	}
 	slices.Sort(users)
+
+	// The ACLs of every user found, all of them at once: the controller
+	// applies a delete filter to its own state, not to a broker's copy.
+	if len(users) > 0 {
+		del := kmsg.NewPtrDeleteACLsRequest()
+		for _, u := range users {
+			f := kmsg.NewDeleteACLsRequestFilter()
+			f.ResourceType = kmsg.ACLResourceTypeAny
+			f.ResourcePatternType = kmsg.ACLResourcePatternTypeAny
+			f.Principal = kmsg.StringPtr("User:" + u)
+			f.Operation = kmsg.ACLOperationAny
+			f.PermissionType = kmsg.ACLPermissionTypeAny
+			del.Filters = append(del.Filters, f)
+		}
+		resp, err := del.RequestWith(ctx, cl)
+		if err != nil {
+			return nil, fmt.Errorf("deleting ACLs: %w", err)
+		}
+		for i, r := range resp.Results {
+			if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+				return nil, fmt.Errorf("deleting the ACLs of User:%s: %w", users[i], err)
+			}
+		}
+	}
 	return users, nil
 }
