@@ -42,6 +42,7 @@ type Exercise struct {
 	Task     string   // the package comment after the "Graded on" line
 	Real     bool     // graded on real Kafka only
 	Needs    []string // the services beside the cluster it needs (postgres, connect)
+	Alone    bool     // its grader holds the stand alone (TestGradeAlone: it stops or freezes nodes)
 	Solution string   // the reference solution
 	Wrong    []string
 }
@@ -127,6 +128,9 @@ func read(root, lecture, dir string) (Exercise, error) {
 		task = task[n[1]:]
 	}
 	ex.Task = strings.Join(strings.Fields(task), " ")
+	if grader, err := os.ReadFile(filepath.Join(dir, "grade_test.go")); err == nil {
+		ex.Alone = strings.Contains(string(grader), "\nfunc TestGradeAlone(")
+	}
 
 	sol := filepath.Join(root, "solutions", lecture, ex.Name)
 	ex.Solution = filepath.Join(sol, "solution.go")

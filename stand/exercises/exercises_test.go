@@ -3,6 +3,7 @@ package exercises
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,4 +95,24 @@ func TestParseGraderOutput(t *testing.T) {
 	r = parse([]byte(built))
 	require.False(t, r.Graded())
 	require.Equal(t, []string{"./exercise.go:17:9: undefined: murmur"}, r.Broken)
+}
+
+// An exercise whose grader stops or freezes nodes (TestGradeAlone) is
+// marked Alone: the real tier proves those with the tests that hold the
+// stand alone.
+func TestGradersThatHoldTheStandAloneAreMarked(t *testing.T) {
+	all, err := Find("../..", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alone []string
+	for _, ex := range all {
+		if ex.Alone {
+			alone = append(alone, ex.ID())
+		}
+	}
+	want := []string{"04/isrcheck", "05/chooseacks", "05/safeproducer"}
+	if !slices.Equal(alone, want) {
+		t.Errorf("alone: %v, want %v", alone, want)
+	}
 }

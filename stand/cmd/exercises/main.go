@@ -32,7 +32,7 @@ import (
 const usage = `usage: exercises list [-lecture NN]
        exercises check -lecture NN [-ex NAME]
        exercises progress
-       exercises prove [-lecture NN] [-sim] [-p 3]`
+       exercises prove [-lecture NN] [-sim] [-p 3] [-alone only|skip]`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -46,9 +46,14 @@ func main() {
 	name := fs.String("ex", "", "check: the exercise to grade (default: each of the lecture's)")
 	sim := fs.Bool("sim", false, "prove: on an in-process simulation, the exercises graded on any stand only")
 	par := fs.Int("p", 3, "prove: exercises graded at once")
+	alone := fs.String("alone", "", "prove: only the exercises whose grader holds the stand alone (only), or all but those (skip); the real tier runs each beside the tests of its kind")
 	fs.Parse(os.Args[2:])
 	if fs.NArg() > 0 {
 		fs.Usage()
+		os.Exit(2)
+	}
+	if *alone != "" && *alone != "only" && *alone != "skip" {
+		fmt.Fprintf(os.Stderr, "exercises: -alone %q: want only or skip\n", *alone)
 		os.Exit(2)
 	}
 	if *lecture != "" && (len(*lecture) != 2 || strings.Trim(*lecture, "0123456789") != "") {
@@ -76,7 +81,7 @@ func main() {
 	case "progress":
 		err = progress(os.Stdout, root)
 	case "prove":
-		code, err = prove(ctx, os.Stdout, root, *lecture, *sim, max(*par, 1))
+		code, err = prove(ctx, os.Stdout, root, *lecture, *alone, *sim, max(*par, 1))
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -261,10 +266,19 @@ func progress(w io.Writer, root string) error {
 // prove grades every exercise's stub, reference solution and wrong
 // solutions: the solution must pass, the others must be failed by a finding
 // of the grader (not by a build error or a panic).
-func prove(ctx context.Context, w io.Writer, root, lecture string, sim bool, par int) (int, error) {
+func prove(ctx context.Context, w io.Writer, root, lecture, alone string, sim bool, par int) (int, error) {
 	all, err := find(root, lecture)
 	if err != nil {
 		return 0, err
+	}
+	if alone != "" {
+		var kept []exercises.Exercise
+		for _, ex := range all {
+			if ex.Alone == (alone == "only") {
+				kept = append(kept, ex)
+			}
+		}
+		all = kept
 	}
 	var env []string
 	on := "an in-process simulation"
