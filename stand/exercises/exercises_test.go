@@ -111,7 +111,7 @@ func TestGradersThatHoldTheStandAloneAreMarked(t *testing.T) {
 			alone = append(alone, ex.ID())
 		}
 	}
-	want := []string{"04/isrcheck", "05/chooseacks", "05/safeproducer"}
+	want := []string{"04/isrcheck", "05/chooseacks", "05/safeproducer", "09/trickle"}
 	if !slices.Equal(alone, want) {
 		t.Errorf("alone: %v, want %v", alone, want)
 	}

@@ -21,6 +21,10 @@ const (
 	rounds = 3
 	fewer  = 3 // times fewer produce requests than the defaults
 	later  = 200 * time.Millisecond
+	// slow is the defaults' median latency above which a round is measured
+	// again (on the stand it is a few milliseconds), retries times at most.
+	slow    = 100 * time.Millisecond
+	retries = 4
 	// inFlight is how many produce requests the measured clients may have
 	// in flight per broker: enough that a broker slow to answer (this
 	// machine is shared) does not hold batches back, which would make
@@ -51,8 +55,12 @@ func (c requestCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _,
 	}
 }
 
-func TestGrade(t *testing.T) {
+// TestGradeAlone measures requests and latency: it holds the stand alone
+// (its name says so), since another test's traffic on the same brokers
+// would be in the numbers.
+func TestGradeAlone(t *testing.T) {
 	env := grade.Start(t, grade.AnyStand)
+	env.Exclusive(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	topic := env.FreshTopic(t, "ex-trickle", 3)
@@ -73,9 +81,19 @@ func TestGrade(t *testing.T) {
 	// shared, and a round that stalls sends fewer requests, later.
 	var most, yoursMost int64 // produce requests in a round, the highest
 	var extra []time.Duration // your median latency over the defaults', per round
-	for round := range rounds {
+	for round, tries := 0, 0; round < rounds; round++ {
 		defaults := send(t, ctx, env.Config, topic, nil)
 		yours := send(t, ctx, env.Config, topic, opts)
+		// A cluster that takes longer than slow to acknowledge the
+		// defaults' orders is too busy to compare latencies with (their
+		// many small requests queue up at the brokers): that round is
+		// measured again, up to retries times.
+		if defaults.median > slow && tries < retries {
+			tries++
+			t.Logf("round %d: the defaults' median was %s, over %s: the cluster is busy; measuring again", round+1, defaults.median, slow)
+			round--
+			continue
+		}
 		t.Logf("round %d: the defaults %d requests, median %s, p99 %s; yours %d requests, median %s, p99 %s", round+1,
 			defaults.requests, defaults.median, defaults.p99, yours.requests, yours.median, yours.p99)
 		most, yoursMost = max(most, defaults.requests), max(yoursMost, yours.requests)
