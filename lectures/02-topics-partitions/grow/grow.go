@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -80,7 +81,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 	if err := updatePartitions(ctx, adm, res.Topic, c.To); err != nil {
 		return res, fmt.Errorf("growing %s to %d partitions: %w", res.Topic, c.To, err)
 	}
-	if err := waitPartitions(ctx, adm, res.Topic, c.To); err != nil {
+	if err := waitPartitions(ctx, cl, adm, res.Topic, c.To); err != nil {
 		return res, err
 	}
 	// A new client: it learns the new partition count from fresh metadata.
@@ -168,10 +169,26 @@ func writeKeys(ctx context.Context, cfg brewkit.Config, topic string, keys []str
 	return out, nil
 }
 
-func waitPartitions(ctx context.Context, adm *kadm.Client, topic string, n int32) error {
+// waitPartitions waits until every broker's metadata has n partitions for
+// topic: each answers from its own copy of the metadata log, and a new
+// client asking one still behind would partition by the old count.
+func waitPartitions(ctx context.Context, cl *kgo.Client, adm *kadm.Client, topic string, n int32) error {
 	err := brewkit.WaitFor(ctx, 30*time.Second, 100*time.Millisecond, func() bool {
-		td, err := adm.ListTopics(kadm.WithAuthorizedOps(ctx), topic)
-		return err == nil && len(td[topic].Partitions) == int(n) && brewkit.WaitTopics(ctx, adm, topic) == nil
+		brokers, err := adm.ListBrokers(ctx)
+		if err != nil || len(brokers) == 0 {
+			return false
+		}
+		for _, b := range brokers {
+			req := kmsg.NewPtrMetadataRequest()
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(topic)
+			req.Topics = append(req.Topics, rt)
+			resp, err := req.RequestWith(ctx, cl.Broker(int(b.NodeID)))
+			if err != nil || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != int(n) {
+				return false
+			}
+		}
+		return brewkit.WaitTopics(ctx, adm, topic) == nil
 	})
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("%s did not show %d partitions: %w", topic, n, err)
