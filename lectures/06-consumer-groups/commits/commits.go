@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -79,9 +80,9 @@ const (
 
 // Step is what a consumer process reports, one JSON line each.
 type Step struct {
-	Kind   string        `json:"kind"` // processed, commit, waited
-	Offset int64         `json:"offset,omitempty"`
-	Took   time.Duration `json:"took,omitempty"` // waited: time the loop spent in a commit call
+	Kind   string        `json:"kind"`             // processed, commit, waited
+	Offset int64         `json:"offset,omitempty"` // processed: the record's; commit: the offset committed
+	Took   time.Duration `json:"took,omitempty"`   // waited: time the loop spent in a commit call
 }
 
 // Consumer is one consumer process's job.
@@ -93,22 +94,22 @@ type Consumer struct {
 }
 
 // Run consumes as c describes and reports each processed record and each
-// OffsetCommit request sent. With CrashAfter it kills its own process with
-// SIGKILL right after processing that record, before committing it: no
-// deferred code, no leave-group, no last commit runs.
+// commit the broker confirmed, with the offset it committed. With CrashAfter
+// it kills its own process with SIGKILL right after processing that record,
+// before committing it: no deferred code, no leave-group, no last commit runs.
 func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)) error {
+	committed := confirmed(func(o int64) { report(Step{Kind: "commit", Offset: o}) })
 	opts := append(groups.Cooperative.Opts(),
 		kgo.ConsumerGroup(c.Group),
 		kgo.ConsumeTopics(c.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		brewkit.ConsumeErrors(),
-		kgo.WithHooks(commitHook(func() { report(Step{Kind: "commit"}) })),
 	)
 	switch c.Style {
 	case Auto:
-		opts = append(opts, kgo.AutoCommitInterval(AutoCommitEvery))
+		opts = append(opts, kgo.AutoCommitInterval(AutoCommitEvery), kgo.AutoCommitCallback(committed))
 	case Greedy:
-		opts = append(opts, kgo.AutoCommitInterval(AutoCommitEvery), kgo.GreedyAutoCommit())
+		opts = append(opts, kgo.AutoCommitInterval(AutoCommitEvery), kgo.GreedyAutoCommit(), kgo.AutoCommitCallback(committed))
 	default:
 		opts = append(opts, kgo.DisableAutoCommit())
 	}
@@ -138,9 +139,10 @@ func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)
 					return fmt.Errorf("committing offset %d: %w", r.Offset+1, err)
 				}
 				report(Step{Kind: "waited", Took: time.Since(start)})
+				report(Step{Kind: "commit", Offset: r.Offset + 1})
 			case Async:
 				next := map[string]map[int32]kgo.EpochOffset{r.Topic: {r.Partition: {Epoch: r.LeaderEpoch, Offset: r.Offset + 1}}}
-				cl.CommitOffsets(ctx, next, nil) // returns at once; the commit goes out behind the loop
+				cl.CommitOffsets(ctx, next, committed) // returns at once; the commit goes out behind the loop
 				report(Step{Kind: "waited", Took: time.Since(start)})
 			}
 			if c.Until > 0 && r.Offset+1 >= c.Until {
@@ -153,17 +155,34 @@ func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)
 				return fmt.Errorf("committing the batch: %w", err)
 			}
 			report(Step{Kind: "waited", Took: time.Since(start)})
+			report(Step{Kind: "commit", Offset: cl.CommittedOffsets()[c.Topic][0].Offset})
 		}
 	}
 	return nil
 }
 
-// commitHook calls sent for each OffsetCommit request written to a broker.
-type commitHook func()
-
-func (h commitHook) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
-	if key == 8 && err == nil { // 8: OffsetCommit
-		h()
+// confirmed is a commit callback that calls each with every offset the
+// broker confirmed. An autocommit that a slow answer made the client send
+// again confirms the same offset twice: counting distinct offsets counts the
+// times the committed offset moved.
+func confirmed(each func(offset int64)) func(*kgo.Client, *kmsg.OffsetCommitRequest, *kmsg.OffsetCommitResponse, error) {
+	return func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			return
+		}
+		sent := map[int32]int64{} // the consumer commits one topic
+		for _, t := range req.Topics {
+			for _, p := range t.Partitions {
+				sent[p.Partition] = p.Offset
+			}
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if o, ok := sent[p.Partition]; ok && p.ErrorCode == 0 {
+					each(o)
+				}
+			}
+		}
 	}
 }
 
@@ -180,8 +199,10 @@ var Defaults = Config{Records: 60, CrashAfter: 35}
 
 // Row is one style's run.
 type Row struct {
-	Style   Style `json:"style"`
-	Commits int   `json:"commits_before_the_kill"`
+	Style Style `json:"style"`
+	// Commits is how many times the committed offset moved before the
+	// kill: the distinct offsets of the commits the broker confirmed.
+	Commits int `json:"commits_before_the_kill"`
 	// Waited is the time the first run's loop spent in commit calls
 	// (autocommit commits in the background: none).
 	Waited     time.Duration `json:"waited_for_commits"`
@@ -235,7 +256,7 @@ func runStyle(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, c Config,
 	if !killed {
 		return row, errors.New("the first consumer was not killed: it ended on its own")
 	}
-	row.Commits, row.Waited = first.commits, first.waited
+	row.Commits, row.Waited = len(first.commits), first.waited
 	row.BeforeKill = len(first.offsets)
 	say(fmt.Sprintf("%s: consumer killed (SIGKILL) after %d records and %d commits; starting it again", s, row.BeforeKill, row.Commits))
 	start := time.Now()
@@ -263,14 +284,14 @@ func runStyle(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, c Config,
 
 type steps struct {
 	offsets []int64
-	commits int
+	commits map[int64]bool // the offsets commits confirmed
 	waited  time.Duration
 }
 
 // consume runs one consumer process to its end and collects what it reported;
 // killed says it ended by SIGKILL.
 func consume(ctx context.Context, cfg brewkit.Config, command []string, args ...string) (steps, bool, error) {
-	var st steps
+	st := steps{commits: map[int64]bool{}}
 	cmd := brewkit.Command(ctx, cfg, command, args...)
 	var stderr bytes.Buffer // the consumer writes there only as it ends
 	cmd.Stderr = &stderr
@@ -291,7 +312,7 @@ func consume(ctx context.Context, cfg brewkit.Config, command []string, args ...
 		case "processed":
 			st.offsets = append(st.offsets, s.Offset)
 		case "commit":
-			st.commits++
+			st.commits[s.Offset] = true
 		case "waited":
 			st.waited += s.Took
 		}

@@ -67,6 +67,19 @@ func TestSpansFollowTheEvents(t *testing.T) {
 	}
 }
 
+// A run in which a member lost its partitions is disturbed; one with
+// revocations only is not, and neither is a loss after the end.
+func TestDisturbedIsALostSession(t *testing.T) {
+	start := time.Now()
+	end := start.Add(15 * time.Second)
+	require.Empty(t, disturbed(events(start, groups.Cooperative), start, end))
+	ev := append(events(start, groups.Cooperative),
+		groups.Event{At: start.Add(16 * time.Second), Member: "a", Kind: "lost", Partitions: []int32{0, 1}})
+	require.Empty(t, disturbed(ev, start, end), "a loss after the end")
+	ev = append(ev, groups.Event{At: start.Add(11 * time.Second), Member: "c", Kind: "lost", Partitions: []int32{2, 5}})
+	require.Equal(t, "member c lost partitions [2 5] at 11.0s (the group expelled it)", disturbed(ev, start, end))
+}
+
 // The picture of fixture runs is a PNG of a sane size, one panel a run.
 func TestWriteChartDrawsAPNG(t *testing.T) {
 	start := time.Now()
