@@ -1,0 +1,24 @@
+package kitchen
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Print writes the run's counts, then each metric with its value and
+// meaning.
+func Print(w io.Writer, r Report) {
+	fmt.Fprintf(w, "till: %d placed, %d failed; kitchen (group %s): %d cooked\n\n", r.Placed, r.Failed, r.Group, r.Cooked)
+	t := brewkit.NewTable(w, "METRIC", "CLIENT", "VALUE", "WHAT IT SAYS")
+	for _, m := range r.Metrics {
+		client := m.Client
+		if client == "" {
+			client = "-"
+		}
+		t.Row(Namespace+"_"+m.Name, client, strconv.FormatFloat(m.Value, 'f', -1, 64), m.Means)
+	}
+	t.Flush() //nolint:errcheck // stdout
+}

@@ -1,0 +1,184 @@
+package kitchen
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/brew-course/kafka/pkg/brewkit"
+)
+
+// Options configure a run of the instrumented service.
+type Options struct {
+	Topic    string
+	Group    string
+	Rate     int           // orders a second
+	For      time.Duration // how long the till places orders
+	Cook     time.Duration // each order's cooking
+	Listen   string        // where /metrics is served during the run; "" serves nothing
+	Progress func(string)
+}
+
+// Defaults are the instrumented program's defaults.
+var Defaults = Options{
+	Topic:  brewkit.Orders.Name,
+	Group:  "brew.kitchen.obs",
+	Rate:   20,
+	For:    10 * time.Second,
+	Cook:   5 * time.Millisecond,
+	Listen: MetricsAddr,
+}
+
+// Drain bounds how long the kitchen may take to cook what the till placed
+// once the till has stopped.
+const Drain = 10 * time.Second
+
+// Report is what a run did, by the service's counts and by its metrics.
+type Report struct {
+	Topic, Group string
+	Placed       int64
+	Failed       int64
+	Cooked       int64
+	Metrics      []Reading
+}
+
+// Reading is one series of the registry, summed over its labels, with what it
+// means for on-call.
+type Reading struct {
+	Name   string // without the namespace
+	Client string // brew-till, brew-kitchen, or "" for the service's own
+	Value  float64
+	Means  string
+}
+
+// Shown are the series the program prints, in order, with their meaning.
+var Shown = []Reading{
+	{Name: "orders_placed_total", Means: "orders Kafka acknowledged (the service's own counter)"},
+	{Name: "produce_errors_total", Means: "orders whose write failed; above 0 pages (BrewProduceErrors)"},
+	{Name: "produce_records_total", Client: "brew-till", Means: "records the till's client sent and Kafka took (kprom)"},
+	{Name: "produce_batches_total", Client: "brew-till", Means: "batches they went in: records / batches is the batching"},
+	{Name: "produce_uncompressed_bytes_total", Client: "brew-till", Means: "their bytes before compression: bytes / batches is a batch's size"},
+	{Name: "buffered_produce_records_total", Client: "brew-till", Means: "records waiting in the client now: grows when Kafka is slow or down"},
+	{Name: "fetch_records_total", Client: "brew-kitchen", Means: "records the kitchen's client fetched"},
+	{Name: "fetch_batches_total", Client: "brew-kitchen", Means: "batches they came in"},
+	{Name: "buffered_fetch_records_total", Client: "brew-kitchen", Means: "fetched, not yet polled: grows when the kitchen is slower than Kafka"},
+	{Name: "orders_cooked_total", Means: "orders the kitchen cooked (the service's own counter)"},
+	{Name: "connects_total", Means: "connections opened to the nodes, both clients"},
+	{Name: "connect_errors_total", Means: "connections that failed: a node down or unreachable"},
+	{Name: "write_errors_total", Means: "requests that failed on the wire, both clients"},
+}
+
+// Run places orders for o.For with a till while a kitchen cooks them, then
+// stops the till, lets the kitchen cook what is left (up to Drain), and
+// reads the registry.
+func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
+	say := o.Progress
+	if say == nil {
+		say = func(string) {}
+	}
+	_, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return Report{}, err
+	}
+	defer adm.Close()
+	if o.Topic == brewkit.Orders.Name {
+		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Orders); err != nil {
+			return Report{}, err
+		}
+	}
+	m := NewMetrics()
+	if o.Listen != "" {
+		sctx, stop := context.WithCancel(ctx)
+		defer stop()
+		if err := m.Serve(sctx, o.Listen); err != nil {
+			return Report{}, err
+		}
+		say(fmt.Sprintf("metrics on http://%s/metrics", o.Listen))
+	}
+	k, err := StartKitchen(ctx, cfg, m, o.Topic, o.Group, o.Cook)
+	if err != nil {
+		return Report{}, err
+	}
+	t, err := StartTill(ctx, cfg, m, o.Topic, o.Rate)
+	if err != nil {
+		k.Stop() //nolint:errcheck // the till's error is the one to report
+		return Report{}, err
+	}
+	defer t.Close()
+	say(fmt.Sprintf("the till places %d orders a second on %s for %s; the kitchen (group %s) cooks them", o.Rate, o.Topic, o.For, o.Group))
+	werr := brewkit.Sleep(ctx, o.For)
+	t.Stop()
+	if werr == nil {
+		// The kitchen cooks at least what was placed in this run; an
+		// earlier run's leftovers only add to its count.
+		werr = brewkit.WaitFor(ctx, Drain, 50*time.Millisecond, func() bool { return k.Cooked() >= t.Placed() })
+		if werr != nil && ctx.Err() == nil {
+			werr = fmt.Errorf("the kitchen cooked %d of %d orders within %s of the till's stop", k.Cooked(), t.Placed(), Drain)
+		}
+	}
+	// The registry is read while both clients are open: a closed client's
+	// series leave it.
+	r := Report{Topic: o.Topic, Group: o.Group, Placed: t.Placed(), Failed: t.Failed(), Cooked: k.Cooked()}
+	var rerr error
+	if werr == nil {
+		r.Metrics, rerr = Read(m)
+	}
+	if err := k.Stop(); err != nil && werr == nil {
+		werr = err
+	}
+	switch {
+	case werr != nil:
+		return Report{}, werr
+	case r.Failed > 0:
+		return r, fmt.Errorf("%d of %d orders failed to be written, the last with: %v", r.Failed, r.Failed+r.Placed, t.LastErr())
+	}
+	return r, rerr
+}
+
+// Read takes the Shown series from m's registry, each summed over its
+// labels (of its client only, where it names one).
+func Read(m *Metrics) ([]Reading, error) {
+	families, err := m.reg.Gather()
+	if err != nil {
+		return nil, fmt.Errorf("gathering the metrics: %w", err)
+	}
+	byName := map[string]*dto.MetricFamily{}
+	for _, f := range families {
+		byName[f.GetName()] = f
+	}
+	var out []Reading
+	for _, s := range Shown {
+		if f := byName[Namespace+"_"+s.Name]; f != nil {
+			s.Value = sum(f, s.Client)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func sum(f *dto.MetricFamily, client string) float64 {
+	var v float64
+	for _, m := range f.GetMetric() {
+		if client != "" && label(m, "client_id") != client {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			v += m.Counter.GetValue()
+		case m.Gauge != nil:
+			v += m.Gauge.GetValue()
+		}
+	}
+	return v
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
