@@ -1,0 +1,26 @@
+package lecture_test
+
+import (
+	"testing"
+
+	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
+)
+
+// The README's output blocks are well formed and agree with README.en.md,
+// its steps agree with steps.txt and the Makefile, and the programs do not
+// link the simulation.
+func TestLecture(t *testing.T) { brewtest.CheckLecture(t) }
+
+// A flag with a bad value is named with its value, exit status 2.
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"cmd/instrumented", "-rate", "0"},
+		{"cmd/instrumented", "-for", "0s"},
+		{"cmd/instrumented", "-topic", "bad topic"},
+		{"cmd/fire-drill", "-steps", "kitchen,meteor"},
+		{"cmd/fire-drill", "-prometheus", "127.0.0.1:19090"},
+		{"cmd/fire-drill", "-fire-in", "1s"},
+	} {
+		brewtest.BadFlag(t, args[0], args[1:]...)
+	}
+}
