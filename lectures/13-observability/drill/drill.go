@@ -78,6 +78,8 @@ func (t Timing) Cleared() bool { return t.Resolved > 0 }
 // StepResult is a step's timeline.
 type StepResult struct {
 	Step       Step
+	FaultAt    time.Time
+	FixAt      time.Time
 	Timings    []Timing
 	FixedIn    time.Duration // how long the fix itself took (a node's start)
 	Unexpected []string      // other alerts that fired during the step, by name

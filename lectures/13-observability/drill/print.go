@@ -30,7 +30,7 @@ func Print(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "step %s also fired: %s\n", s.Step.Name, strings.Join(s.Unexpected, ", "))
 		}
 	}
-	fmt.Fprintf(w, "orders: %d placed, %d failed to be written, %d cooked\n", r.Placed, r.Failed, r.Cooked)
+	fmt.Fprintf(w, "orders placed: %d, not written: %d, cooked: %d\n", r.Placed, r.Failed, r.Cooked)
 }
 
 // shortName is the alert with the labels a reader needs: the node, not the

@@ -218,6 +218,7 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 	}
 	d.say(fmt.Sprintf("step %s: %s", st.Name, st.Fault))
 	faultAt := time.Now()
+	res.FaultAt = faultAt
 	if err := st.break_(ctx, d); err != nil {
 		return res, fmt.Errorf("step %s: %w", st.Name, err)
 	}
@@ -266,6 +267,7 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 
 	d.say(fmt.Sprintf("step %s: fix: %s", st.Name, st.Fix))
 	fixAt := time.Now()
+	res.FixAt = fixAt
 	if err := st.fix(ctx, d); err != nil {
 		return res, fmt.Errorf("step %s: the fix: %w", st.Name, err)
 	}
