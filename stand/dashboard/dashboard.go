@@ -1,8 +1,10 @@
 // Package dashboard is the model and the drawing of `make dashboard`, a live
 // view of the whole course cluster for the projector: nodes (up, stopped,
 // paused, the Raft leader, the voters), every topic's partitions with leader
-// and ISR, the consumer and share groups with members and lag, and the
-// produce and consume rates. Collect reads a Snapshot; Render draws one.
+// and ISR, the consumer and share groups with members and lag, the
+// produce and consume rates, and, when the course's Prometheus runs (lecture
+// 13), the alerts pending and firing. Collect reads a Snapshot; Render draws
+// one.
 package dashboard
 
 import (
@@ -32,6 +34,7 @@ type Snapshot struct {
 	Groups  []Group
 	Produce float64 // records/s written to all topics since the previous snapshot
 	Consume float64 // records/s committed by all consumer groups since the previous snapshot
+	Alerts  []Alert // pending and firing alerts of the course's Prometheus; nil when none answers
 	Err     string  // what could not be read this time
 
 	ends      int64 // sum of all end offsets, for the next rate
@@ -96,6 +99,7 @@ func Collect(ctx context.Context, s *stand.Stand, cl *kgo.Client, prev *Snapshot
 	}
 	c.read(ctx, "topics", c.topics)
 	c.read(ctx, "groups", c.groups)
+	c.read(ctx, "alerts", c.alerts)
 	c.snap.rates(prev)
 	c.snap.Err = strings.Join(c.errs, "; ")
 	return c.snap

@@ -68,6 +68,9 @@ func Render(s Snapshot, width, height int, color bool) string {
 	}
 	add("nodes   %s", strings.Join(nodes, "   "))
 	add("quorum  leader %s, voters %s   (! under-replicated)", leader, ids(s.Voters))
+	if s.Alerts != nil {
+		add("%s", alertsLine(s, st))
+	}
 	add("")
 
 	// Topics, then groups; what does not fit is counted at the end.
