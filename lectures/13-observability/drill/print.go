@@ -30,7 +30,8 @@ func Print(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "step %s also fired: %s\n", s.Step.Name, strings.Join(s.Unexpected, ", "))
 		}
 	}
-	fmt.Fprintf(w, "orders placed: %d, not written: %d, cooked: %d\n", r.Placed, r.Failed, r.Cooked)
+	fmt.Fprintf(w, "orders placed: %d, failed: %d, cooked: %d\n", r.Placed, r.Failed, r.Cooked)
+	fmt.Fprintln(w, "(a write that timed out may still have reached the log: the kitchen cooks it too)")
 }
 
 // shortName is the alert with the labels a reader needs: the node, not the

@@ -251,7 +251,7 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 				}
 			}
 		}
-		for _, u := range (&Report{}).unexpected(alerts, st, d.group) {
+		for _, u := range unexpected(alerts, st, d.group) {
 			if !seen[u] {
 				seen[u] = true
 				res.Unexpected = append(res.Unexpected, u)

@@ -15,15 +15,7 @@ func Serve(ctx context.Context, cfg brewkit.Config, group string, m *kitchen.Met
 	if err := m.Serve(ctx, kitchen.MetricsAddr); err != nil {
 		return err
 	}
-	_, adm, err := brewkit.Connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	go func() {
-		<-ctx.Done()
-		adm.Close()
-	}()
-	c := lag.NewCollector(ctx, cfg, adm, lag.Options{Groups: []string{group}})
-	_, err = lag.Serve(ctx, lag.MetricsAddr, c)
+	c := lag.NewCollector(ctx, cfg, lag.Options{Groups: []string{group}})
+	_, err := lag.Serve(ctx, lag.MetricsAddr, c)
 	return err
 }

@@ -125,6 +125,9 @@ func StartTill(ctx context.Context, cfg brewkit.Config, m *Metrics, topic string
 	if err != nil {
 		return nil, err
 	}
+	// The error counter is exported at 0 from the start: rate() needs a
+	// sample before the first error to see it rise.
+	m.produceFails.WithLabelValues(topic)
 	ctx, cancel := context.WithCancel(ctx)
 	t := &Till{cl: cl, m: m, topic: topic, cancel: cancel, done: make(chan struct{})}
 	go t.run(ctx, rate)
