@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,7 +184,8 @@ func TestPrometheusServiceIsReady(t *testing.T) {
 		t.Fatalf("GET /-/ready: %d", code)
 	}
 	// It runs the course's configuration: the nodes' metrics ports are its
-	// targets (down until lecture 13 opens them), found a moment after ready.
+	// targets (up while a real stand runs: TestPrometheusScrapesEveryNode),
+	// found a moment after ready.
 	brewtest.Eventually(t, 20*time.Second, "Prometheus scrapes 127.0.0.1:17071-17073 and itself", func() (bool, string) {
 		var targets struct {
 			Data struct {
@@ -207,6 +210,65 @@ func TestPrometheusServiceIsReady(t *testing.T) {
 		t.Errorf("promtool check config: %v\n%s", err, out)
 	}
 }
+
+// On a real stand Prometheus scrapes every node's metrics: job kafka's three
+// targets are up, labelled with their node, and one node is the active
+// controller.
+func TestPrometheusScrapesEveryNode(t *testing.T) {
+	s := servicesStand(t)
+	if f := s.Current(); f != stand.Native && f != stand.Docker {
+		msg := fmt.Sprintf("the nodes serve metrics on a real stand (this checkout's: %q): make up STAND=native", f)
+		if brewtest.RequireRealSet() {
+			t.Fatal(msg + " [BREW_REQUIRE_REAL=1]")
+		}
+		t.Skip(msg)
+	}
+	startServices(t, s, "prometheus")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// A target's health is known after its first scrape (every 5 s).
+	brewtest.Eventually(t, time.Minute, "job kafka's targets 127.0.0.1:17071-17073 are up", func() (bool, string) {
+		var targets struct {
+			Data struct {
+				ActiveTargets []struct {
+					ScrapeURL string            `json:"scrapeUrl"`
+					Health    string            `json:"health"`
+					LastError string            `json:"lastError"`
+					Labels    map[string]string `json:"labels"`
+				} `json:"activeTargets"`
+			} `json:"data"`
+		}
+		getJSON(t, ctx, "http://127.0.0.1:19090/api/v1/targets", &targets)
+		var up, seen []string
+		for _, tg := range targets.Data.ActiveTargets {
+			if tg.Labels["job"] != "kafka" {
+				continue
+			}
+			seen = append(seen, fmt.Sprintf("node %s %s %s %s", tg.Labels["node"], tg.ScrapeURL, tg.Health, tg.LastError))
+			if tg.Health == "up" && tg.ScrapeURL == fmt.Sprintf("http://127.0.0.1:%d/metrics", stand.MetricsPort(atoi(tg.Labels["node"]))) {
+				up = append(up, tg.Labels["node"])
+			}
+		}
+		slices.Sort(up)
+		return slices.Equal(up, []string{"1", "2", "3"}), strings.Join(seen, "; ")
+	})
+	brewtest.Eventually(t, 30*time.Second, "Prometheus sees one active controller", func() (bool, string) {
+		var res struct {
+			Data struct {
+				Result []struct {
+					Value []any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		getJSON(t, ctx, "http://127.0.0.1:19090/api/v1/query?query=sum(kafka_controller_kafkacontroller_activecontrollercount)", &res)
+		if len(res.Data.Result) != 1 || len(res.Data.Result[0].Value) != 2 {
+			return false, fmt.Sprintf("%+v", res.Data.Result)
+		}
+		return res.Data.Result[0].Value[1] == "1", fmt.Sprintf("sum %v", res.Data.Result[0].Value[1])
+	})
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 func TestConnectServiceValidatesADebeziumConnector(t *testing.T) {
 	s := servicesStand(t)

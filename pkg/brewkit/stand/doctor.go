@@ -109,6 +109,9 @@ func (s *Stand) Doctor(ctx context.Context, cfg brewkit.Config) Diagnosis {
 	for _, n := range Nodes {
 		add(portCheck(n, ClientPort(n), cur, s.portHolder(ClientPort(n))))
 	}
+	for _, n := range Nodes { // where the node serves its metrics for Prometheus
+		add(portCheck(n, MetricsPort(n), cur, s.portHolder(MetricsPort(n))))
+	}
 
 	for _, svc := range services {
 		add(s.serviceCheck(ctx, svc))
@@ -154,8 +157,9 @@ func (s *Stand) imageCheck(ctx context.Context) Check {
 	return Check{"image", "ok", img, ""}
 }
 
-// portCheck judges node n's client port: free, held by the stand of this
-// checkout that is up (cur), or held by someone else (who).
+// portCheck judges a port of node n (its client or its metrics port): free,
+// held by the stand of this checkout that is up (cur), or held by someone
+// else (who).
 func portCheck(n, port int, cur Flavor, who string) Check {
 	name := fmt.Sprintf("port %d", port)
 	switch {

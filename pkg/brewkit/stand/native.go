@@ -41,7 +41,7 @@ func (d *native) logDir(n int) string  { return filepath.Join(d.nodeDir(n), "log
 func (d *native) ports() []int {
 	var ps []int
 	for _, n := range Nodes {
-		ps = append(ps, ClientPort(n), 29091+n, 39091+n, SecurePort(n), MTLSPort(n))
+		ps = append(ps, ClientPort(n), 29091+n, 39091+n, SecurePort(n), MTLSPort(n), MetricsPort(n))
 	}
 	return ps
 }
@@ -59,6 +59,9 @@ func (d *native) start(ctx context.Context) error {
 		return err
 	}
 	if err := d.fetchJars(ctx); err != nil {
+		return err
+	}
+	if _, err := d.s.FetchMetricsAgent(ctx); err != nil {
 		return err
 	}
 	if err := d.s.EnsureTLS(); err != nil { // the secured listeners' key stores
@@ -139,15 +142,27 @@ func (d *native) startNode(ctx context.Context, n int) error {
 	if err := d.format(ctx, n); err != nil {
 		return err
 	}
-	// The JVM must outlive ctx and this process: no CommandContext here.
-	cmd := d.java(context.Background(), serverLog4j, d.logDir(n),
-		"-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-		"-Djava.awt.headless=true",
-		"kafka.Kafka", d.config(n))
-	if err := startDetached(cmd, filepath.Join(d.logDir(n), "stdout.log"), d.pidFile(n)); err != nil {
+	agent, err := d.s.FetchMetricsAgent(ctx)
+	if err != nil {
+		return err
+	}
+	if err := startDetached(d.nodeCmd(n, agent), filepath.Join(d.logDir(n), "stdout.log"), d.pidFile(n)); err != nil {
 		return fmt.Errorf("starting node %d: %w", n, err)
 	}
 	return nil
+}
+
+// nodeCmd is node n's JVM, serving its metrics on 127.0.0.1:MetricsPort(n)
+// through the JMX exporter's agent jar. Only the nodes get the agent: a tool
+// run through d.java beside them would try to bind a node's metrics port,
+// and a JVM whose agent fails does not start.
+func (d *native) nodeCmd(n int, agent string) *exec.Cmd {
+	// The JVM must outlive ctx and this process: no CommandContext here.
+	return d.java(context.Background(), serverLog4j, d.logDir(n),
+		"-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+		"-Djava.awt.headless=true",
+		javaAgent(agent, metricsAddr(n), d.s.MetricsConfig()),
+		"kafka.Kafka", d.config(n))
 }
 
 func (d *native) pauseFile(n int) string { return d.s.state(fmt.Sprintf("native-%d.paused", n)) }

@@ -13,10 +13,6 @@ import (
 // PrometheusPort is where Prometheus serves its API and UI (lecture 13).
 const PrometheusPort = 19090
 
-// MetricsPort is node n's metrics port for Prometheus (17071-17073); the
-// nodes expose nothing there yet, lecture 13 adds it.
-func MetricsPort(n int) int { return 17070 + n }
-
 var prometheusService = Service{
 	Name:    "prometheus",
 	Port:    PrometheusPort,

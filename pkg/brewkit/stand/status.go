@@ -34,6 +34,7 @@ type NodeStatus struct {
 	Paused     bool   // frozen by pause-node
 	Process    string // pid or container when running
 	Registered bool   // listed as a broker in the cluster's metadata
+	Metrics    string // the address its metrics for Prometheus answer on; "" when nothing listens there
 }
 
 // Status reports the flavor that is up, each node's process and registration,
@@ -90,14 +91,19 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 	}
 	for _, n := range Nodes {
 		up, detail := d.running(n)
-		st.Nodes = append(st.Nodes, NodeStatus{
+		ns := NodeStatus{
 			ID:         n,
 			Addr:       fmt.Sprintf("127.0.0.1:%d", ClientPort(n)),
 			Running:    up,
 			Paused:     up && d.paused(n),
 			Process:    detail,
 			Registered: slices.Contains(brokers, int32(n)),
-		})
+		}
+		// The real stands' nodes serve metrics; the simulation has none.
+		if f != Embedded && up && listening(metricsAddr(n)) {
+			ns.Metrics = metricsAddr(n)
+		}
+		st.Nodes = append(st.Nodes, ns)
 	}
 	return st, nil
 }
@@ -122,7 +128,7 @@ func (st Status) Print(w io.Writer) {
 		fmt.Fprintf(w, "image: %s\n", st.Image)
 	}
 	fmt.Fprintln(w)
-	t := brewkit.NewTable(w, "NODE", "ADDRESS", "PROCESS", "BROKER")
+	t := brewkit.NewTable(w, "NODE", "ADDRESS", "PROCESS", "BROKER", "METRICS")
 	for _, n := range st.Nodes {
 		proc := "stopped"
 		switch {
@@ -131,11 +137,14 @@ func (st Status) Print(w io.Writer) {
 		case n.Running:
 			proc = "running, " + n.Process
 		}
-		reg := "-"
+		reg, metrics := "-", "-"
 		if n.Registered {
 			reg = "registered"
 		}
-		t.Row(n.ID, n.Addr, proc, reg)
+		if n.Metrics != "" {
+			metrics = n.Metrics
+		}
+		t.Row(n.ID, n.Addr, proc, reg, metrics)
 	}
 	t.Flush()
 	switch {
