@@ -164,6 +164,16 @@ var programs = []program{
 	{dir: "lectures/12-security/cmd/acls", uses: admin},
 	{dir: "lectures/12-security/cmd/quotas", uses: admin},
 
+	// Lecture 13's instrumented serves no /metrics here (-listen ""): the
+	// matrix runs programs side by side, and one port cannot serve them all.
+	{dir: "lectures/13-observability/cmd/lag", args: []string{"-group", "brew.fm.*"}, uses: admin},
+	{dir: "lectures/13-observability/cmd/instrumented", args: []string{"-for", "2s", "-listen", "", "-group", "brew.fm.instrumented"}, uses: admin | writes | reads},
+	// rules needs promtool, not a cluster: the offline run fails on a file
+	// that is not a rule file, with or without promtool.
+	{dir: "lectures/13-observability/cmd/rules", args: []string{"-rules", "/etc/passwd"}, offline: &outcome{1, []string{"/etc/passwd is not a Prometheus rule file"}}},
+	{dir: "lectures/13-observability/cmd/fire-drill", uses: stand},
+	{dir: "lectures/13-observability/cmd/lag-chart", args: []string{"-in", "no-such-drill.json", "-out", "x.png"}, offline: &outcome{1, []string{"no-such-drill.json"}}},
+
 	{dir: "stand/cmd/brewstand", args: []string{"stop-node", "2"}, uses: stand},
 	{dir: "stand/cmd/dashboard", args: []string{"-once"}, uses: admin},
 	{dir: "stand/cmd/tour", args: []string{"."}, offline: &outcome{2, []string{"lecture folder"}}},

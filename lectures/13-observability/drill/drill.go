@@ -221,7 +221,7 @@ func (d *run) stopKitchen() error {
 }
 
 func (d *run) startKitchen(ctx context.Context) error {
-	k, err := kitchen.StartKitchen(ctx, d.cfg, d.m, d.topic, d.group, 0)
+	k, err := kitchen.StartKitchen(ctx, d.cfg, d.m, d.topic, d.group, 0, true)
 	if err != nil {
 		return err
 	}

@@ -114,6 +114,7 @@ type Till struct {
 	placed  atomic.Int64
 	failed  atomic.Int64
 	lastErr atomic.Pointer[error]
+	parent  context.Context // the records' context
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -128,9 +129,9 @@ func StartTill(ctx context.Context, cfg brewkit.Config, m *Metrics, topic string
 	// The error counter is exported at 0 from the start: rate() needs a
 	// sample before the first error to see it rise.
 	m.produceFails.WithLabelValues(topic)
-	ctx, cancel := context.WithCancel(ctx)
-	t := &Till{cl: cl, m: m, topic: topic, cancel: cancel, done: make(chan struct{})}
-	go t.run(ctx, rate)
+	loop, cancel := context.WithCancel(ctx)
+	t := &Till{cl: cl, m: m, topic: topic, parent: ctx, cancel: cancel, done: make(chan struct{})}
+	go t.run(loop, rate)
 	return t, nil
 }
 
@@ -139,20 +140,24 @@ func (t *Till) run(ctx context.Context, rate int) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	defer tick.Stop()
+	// Stop ends the loop, not the records in flight: each is acknowledged
+	// or fails within the client's delivery timeout. Only the program's
+	// own end (Ctrl-C: the parent context) abandons them.
+	produceCtx := t.parent
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	for n := int64(1); ; n++ {
 		select {
 		case <-ctx.Done():
-			wg.Wait()
 			return
 		case <-tick.C:
 		}
 		wg.Add(1)
-		t.cl.Produce(ctx, brewkit.NewOrder(rng, n, time.Now()).Record(t.topic), func(r *kgo.Record, err error) {
+		t.cl.Produce(produceCtx, brewkit.NewOrder(rng, n, time.Now()).Record(t.topic), func(r *kgo.Record, err error) {
 			defer wg.Done()
 			if err != nil {
 				if errors.Is(err, context.Canceled) {
-					return // the till stopped: not the cluster's failure
+					return // the program is stopping: not the cluster's failure
 				}
 				t.failed.Add(1)
 				t.lastErr.Store(&err)
@@ -179,7 +184,8 @@ func (t *Till) LastErr() error {
 	return nil
 }
 
-// Stop stops placing orders and waits for the ones in flight. The client
+// Stop stops placing orders and waits for the ones in flight to be
+// acknowledged or to fail (within the client's delivery timeout). The client
 // stays open, and its series in the registry, until Close.
 func (t *Till) Stop() {
 	t.cancel()
@@ -195,17 +201,22 @@ func (t *Till) Close() {
 
 // Kitchen cooks the orders of a topic as a member of a consumer group.
 type Kitchen struct {
-	cl          *kgo.Client
-	cooked      atomic.Int64
-	fetchErrors atomic.Int64
-	cancel      context.CancelFunc
-	done        chan error
+	cl      *kgo.Client
+	cooked  atomic.Int64
+	cancel  context.CancelFunc
+	exited  chan struct{} // closed when the kitchen stops cooking
+	err     error         // why, once exited is closed
+	stopped bool          // Stop ran: a second call returns err alone
+	lastErr atomic.Pointer[error]
 }
 
 // StartKitchen joins group on topic as client brew-kitchen and cooks each
-// order in cook (0: at once), committing what it cooked.
-func StartKitchen(ctx context.Context, cfg brewkit.Config, m *Metrics, topic, group string, cook time.Duration) (*Kitchen, error) {
-	cl, err := brewkit.NewClient(cfg, kgo.ClientID("brew-kitchen"), m.hooks(),
+// order in cook (0: at once), committing what it cooked. A fetch error it
+// must not wait on (authorization, a node that answers none of its fetches
+// for cfg's bound) stops it, unless rideOut: then it keeps polling, as a
+// service does through a node's outage, and only LastErr tells.
+func StartKitchen(ctx context.Context, cfg brewkit.Config, m *Metrics, topic, group string, cook time.Duration, rideOut bool) (*Kitchen, error) {
+	cl, err := brewkit.NewClient(cfg, kgo.ClientID("brew-kitchen"), m.hooks(), brewkit.ConsumeErrors(),
 		kgo.ConsumeTopics(topic), kgo.ConsumerGroup(group),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.AutoCommitMarks(), kgo.AutoCommitInterval(time.Second),
@@ -217,22 +228,29 @@ func StartKitchen(ctx context.Context, cfg brewkit.Config, m *Metrics, topic, gr
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	k := &Kitchen{cl: cl, cancel: cancel, done: make(chan error, 1)}
-	go func() { k.done <- k.run(ctx, m, cook) }()
+	k := &Kitchen{cl: cl, cancel: cancel, exited: make(chan struct{})}
+	go func() {
+		k.err = k.run(ctx, m, cook, rideOut)
+		close(k.exited)
+	}()
 	return k, nil
 }
 
-func (k *Kitchen) run(ctx context.Context, m *Metrics, cook time.Duration) error {
+func (k *Kitchen) run(ctx context.Context, m *Metrics, cook time.Duration, rideOut bool) error {
+	var check brewkit.FetchCheck
 	for {
-		fs := k.cl.PollFetches(ctx)
+		fs, err := check.Poll(ctx, k.cl, 0)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if errs := fs.Errors(); len(errs) > 0 {
-			// A node down or a leader moving: the client tries again,
-			// and a service keeps polling; the lag alerts tell on-call
-			// when it does not catch up.
-			k.fetchErrors.Add(int64(len(errs)))
+		if err != nil {
+			if !rideOut {
+				return fmt.Errorf("kitchen: %w", err)
+			}
+			// A node down, frozen or cut off: the client tries again, and
+			// a service keeps polling; the lag alerts tell on-call when it
+			// does not catch up.
+			k.lastErr.Store(&err)
 			if err := brewkit.Sleep(ctx, 100*time.Millisecond); err != nil {
 				return nil
 			}
@@ -253,16 +271,36 @@ func (k *Kitchen) run(ctx context.Context, m *Metrics, cook time.Duration) error
 // Cooked is how many orders the kitchen cooked so far.
 func (k *Kitchen) Cooked() int64 { return k.cooked.Load() }
 
+// Exited is closed when the kitchen stopped cooking: Stop was called, or a
+// fetch error stopped it (Stop returns it).
+func (k *Kitchen) Exited() <-chan struct{} { return k.exited }
+
+// LastErr is the last fetch error a kitchen that rides out faults saw.
+func (k *Kitchen) LastErr() error {
+	if p := k.lastErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // Stop commits what was cooked, leaves the group and closes the client: the
 // group has no members until a kitchen starts again, and kprom's series of
-// the client leave the registry.
+// the client leave the registry. It returns the error that stopped the
+// kitchen before, if one did.
 func (k *Kitchen) Stop() error {
 	k.cancel()
-	err := <-k.done
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if cerr := k.cl.CommitMarkedOffsets(ctx); cerr != nil && err == nil {
-		err = fmt.Errorf("kitchen: committing on stop: %w", cerr)
+	<-k.exited
+	if k.stopped {
+		return k.err
+	}
+	k.stopped = true
+	err := k.err
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if cerr := k.cl.CommitMarkedOffsets(ctx); cerr != nil {
+			err = fmt.Errorf("kitchen: committing on stop: %w", cerr)
+		}
 	}
 	k.cl.Close() // leaves the group
 	return err

@@ -68,7 +68,7 @@ func TestMetricsEndpointServesBothClients(t *testing.T) {
 	}
 	t.Cleanup(func() { drop(context.Background()) })
 	m := NewMetrics()
-	k, err := StartKitchen(ctx, env.Config, m, topic, topic, 0)
+	k, err := StartKitchen(ctx, env.Config, m, topic, topic, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}

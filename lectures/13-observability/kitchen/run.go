@@ -97,7 +97,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 		}
 		say(fmt.Sprintf("metrics on http://%s/metrics", o.Listen))
 	}
-	k, err := StartKitchen(ctx, cfg, m, o.Topic, o.Group, o.Cook)
+	k, err := StartKitchen(ctx, cfg, m, o.Topic, o.Group, o.Cook, false)
 	if err != nil {
 		return Report{}, err
 	}
@@ -108,14 +108,40 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 	}
 	defer t.Close()
 	say(fmt.Sprintf("the till places %d orders a second on %s for %s; the kitchen (group %s) cooks them", o.Rate, o.Topic, o.For, o.Group))
-	werr := brewkit.Sleep(ctx, o.For)
+	// The run ends early when the kitchen stops on an error, or when
+	// nothing at all could be written.
+	select {
+	case <-ctx.Done():
+	case <-k.Exited():
+	case <-time.After(o.For):
+	}
 	t.Stop()
+	werr := ctx.Err()
+	if werr == nil && t.Placed() == 0 && t.Failed() > 0 {
+		werr = fmt.Errorf("every order failed to be written (%d), the last with: %w", t.Failed(), t.LastErr())
+	}
 	if werr == nil {
-		// The kitchen cooks at least what was placed in this run; an
-		// earlier run's leftovers only add to its count.
-		werr = brewkit.WaitFor(ctx, Drain, 50*time.Millisecond, func() bool { return k.Cooked() >= t.Placed() })
-		if werr != nil && ctx.Err() == nil {
-			werr = fmt.Errorf("the kitchen cooked %d of %d orders within %s of the till's stop", k.Cooked(), t.Placed(), Drain)
+		// The kitchen cooks at least what was placed in this run (an
+		// earlier run's leftovers only add to its count), unless an
+		// error stops it.
+		_ = brewkit.WaitFor(ctx, Drain, 50*time.Millisecond, func() bool {
+			select {
+			case <-k.Exited():
+				return true
+			default:
+				return k.Cooked() >= t.Placed()
+			}
+		})
+		select {
+		case <-k.Exited():
+			werr = k.Stop() // the error that stopped it
+		default:
+			if k.Cooked() < t.Placed() {
+				werr = fmt.Errorf("the kitchen cooked %d of %d orders within %s of the till's stop", k.Cooked(), t.Placed(), Drain)
+			}
+		}
+		if werr == nil {
+			werr = ctx.Err()
 		}
 	}
 	// The registry is read while both clients are open: a closed client's
@@ -132,7 +158,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 	case werr != nil:
 		return Report{}, werr
 	case r.Failed > 0:
-		return r, fmt.Errorf("%d of %d orders failed to be written, the last with: %v", r.Failed, r.Failed+r.Placed, t.LastErr())
+		return r, fmt.Errorf("%d of %d orders failed to be written, the last with: %w", r.Failed, r.Failed+r.Placed, t.LastErr())
 	}
 	return r, rerr
 }

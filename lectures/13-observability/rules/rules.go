@@ -87,7 +87,7 @@ func LoadRules(path string) (*RuleFile, error) {
 		Groups []yaml.Node `yaml:"groups"`
 	}
 	if err := doc.Decode(&top); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s is not a Prometheus rule file (a map with groups:): %s", path, oneLine(err))
 	}
 	f := &RuleFile{Path: path}
 	for _, gn := range top.Groups {
@@ -291,7 +291,7 @@ func readYAML(path string) (*yaml.Node, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s is not YAML: %s", path, oneLine(err))
 	}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty", path)
@@ -389,3 +389,7 @@ func relative(path string) string {
 	}
 	return path
 }
+
+// oneLine is err's text on one line: yaml lists each problem on a line of
+// its own, and a program's failure is one line.
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

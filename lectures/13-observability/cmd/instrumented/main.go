@@ -47,7 +47,7 @@ each metric says.
 	fc.ExitOnUsageError("instrumented")
 
 	brewkit.Main("instrumented", func(ctx context.Context, cfg brewkit.Config) error {
-		o.Progress = func(s string) { fmt.Fprintln(os.Stderr, "instrumented:", s) }
+		o.Progress = func(s string) { fmt.Println(s) } // progress on stdout: stderr is for the one line of a failure
 		r, err := kitchen.Run(ctx, cfg, o)
 		if err != nil {
 			return err
