@@ -605,8 +605,12 @@ func ends(ctx context.Context, adm *kadm.Client, groups []Group) {
 	// A start offset not listed only costs the retention note: the
 	// record is then read from the committed offset, and kgo starts at
 	// the log start if it is gone.
-	wg.Go(func() { end, endErr = bounded(ctx, func() (kadm.ListedOffsets, error) { return adm.ListEndOffsets(ctx, topics...) }) })
-	wg.Go(func() { start, _ = bounded(ctx, func() (kadm.ListedOffsets, error) { return adm.ListStartOffsets(ctx, topics...) }) })
+	wg.Go(func() {
+		end, endErr = bounded(ctx, func() (kadm.ListedOffsets, error) { return adm.ListEndOffsets(ctx, topics...) })
+	})
+	wg.Go(func() {
+		start, _ = bounded(ctx, func() (kadm.ListedOffsets, error) { return adm.ListStartOffsets(ctx, topics...) })
+	})
 	wg.Wait()
 	for gi := range groups {
 		g := &groups[gi]
