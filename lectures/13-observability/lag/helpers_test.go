@@ -52,6 +52,8 @@ func member(t *testing.T, env *brewtest.Env, group, topic, protocol string, tota
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	adm := env.Admin(t)
+	t.Cleanup(func() { adm.DeleteGroup(context.Background(), group) }) //nolint:errcheck // best effort, once the member has left
 	opts := append([]kgo.Opt{
 		kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), brewkit.ConsumeErrors(),
