@@ -166,7 +166,7 @@ var programs = []program{
 
 	// Lecture 13's instrumented serves no /metrics here (-listen ""): the
 	// matrix runs programs side by side, and one port cannot serve them all.
-	{dir: "lectures/13-observability/cmd/lag", args: []string{"-group", "brew.fm.*"}, uses: admin},
+	{dir: "lectures/13-observability/cmd/lag", args: []string{"-group", "brew.fm.lag"}, uses: admin},
 	{dir: "lectures/13-observability/cmd/instrumented", args: []string{"-for", "2s", "-listen", "", "-group", "brew.fm.instrumented"}, uses: admin | writes | reads},
 	// rules needs promtool, not a cluster: the offline run fails on a file
 	// that is not a rule file, with or without promtool.

@@ -2,6 +2,7 @@ package drill
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,6 +43,11 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 		return nil, err
 	}
 	defer adm.Close()
+	if sim, err := brewkit.IsSimulated(ctx, cl); err != nil {
+		return nil, err
+	} else if sim {
+		return nil, errors.New("the fire drill needs real Kafka, and this is the embedded simulation: its nodes have no JVM metrics and no quorum to lose (make down && make up STAND=native)")
+	}
 
 	topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: "brew.obs.drill.", Partitions: 3})
 	if err != nil {
@@ -49,6 +55,13 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 	}
 	defer drop(ctx) //nolint:errcheck // a leftover goes with make reset-lecture L=13
 	group := topic
+	defer func() {
+		// The group goes with its topic (make reset-lecture L=13 takes a
+		// leftover of an interrupted drill).
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		adm.DeleteGroup(dctx, group) //nolint:errcheck // best effort, as above
+	}()
 	all, err := pick(o.Steps, steps(group))
 	if err != nil {
 		return nil, err
@@ -128,7 +141,7 @@ func preflight(ctx context.Context, prom *Prom, all []Step) error {
 			}
 		}
 	}
-	return brewkit.WaitFor(ctx, 30*time.Second, poll, func() bool {
+	err = brewkit.WaitFor(ctx, 30*time.Second, poll, func() bool {
 		ts, err := prom.Targets(ctx)
 		if err != nil {
 			return false
@@ -141,6 +154,10 @@ func preflight(ctx context.Context, prom *Prom, all []Step) error {
 		}
 		return up == 3
 	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("Prometheus does not scrape all three nodes' metrics (127.0.0.1:17071-17073) after 30 s: a stand started before lecture 13's metrics needs a restart (make down && make up), and `make status` shows each node's metrics address")
+	}
+	return err
 }
 
 // offlineTopic creates a one-partition topic whose only replica is on node

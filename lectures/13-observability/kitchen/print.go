@@ -11,7 +11,7 @@ import (
 // Print writes the run's counts, then each metric with its value and
 // meaning.
 func Print(w io.Writer, r Report) {
-	fmt.Fprintf(w, "\ntill: %d placed, %d failed; kitchen (group %s): %d cooked\n\n", r.Placed, r.Failed, r.Group, r.Cooked)
+	fmt.Fprintf(w, "\ntill placed: %d, failed: %d; kitchen cooked: %d (group %s)\n\n", r.Placed, r.Failed, r.Cooked, r.Group)
 	t := brewkit.NewTable(w, "METRIC", "CLIENT", "VALUE", "WHAT IT SAYS")
 	for _, m := range r.Metrics {
 		client := m.Client

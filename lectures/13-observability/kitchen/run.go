@@ -23,8 +23,8 @@ type Options struct {
 
 // Defaults are the instrumented program's defaults.
 var Defaults = Options{
-	Topic:  brewkit.Orders.Name,
-	Group:  "brew.kitchen.obs",
+	Topic:  "brew.obs.orders",
+	Group:  "brew.obs.kitchen",
 	Rate:   20,
 	For:    10 * time.Second,
 	Cook:   5 * time.Millisecond,
@@ -83,10 +83,10 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 		return Report{}, err
 	}
 	defer adm.Close()
-	if o.Topic == brewkit.Orders.Name {
-		if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.Orders); err != nil {
-			return Report{}, err
-		}
+	// A topic of its own: on brew.orders.v1 a new kitchen would cook every
+	// order the other lectures wrote. Created if missing, kept after.
+	if _, err := brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(o.Topic, 3)); err != nil {
+		return Report{}, err
 	}
 	m := NewMetrics()
 	if o.Listen != "" {

@@ -354,6 +354,11 @@ func list(ctx context.Context, adm *kadm.Client, patterns []string) ([]listedGro
 		if len(warnings) > 0 {
 			why = errors.New("not listed: no such group, or its coordinator did not answer ListGroups")
 		}
+		// Kafka lists only the groups the login may describe: the
+		// group's coordinator says whether this one is someone else's.
+		if _, err := bounded(ctx, func() (kadm.OffsetResponses, error) { return adm.FetchOffsets(ctx, p) }); errors.Is(err, kerr.GroupAuthorizationFailed) {
+			why = fmt.Errorf("not listed: %w", err)
+		}
 		out = append(out, listedGroup{name: p, err: why})
 	}
 	for i, g := range out {

@@ -30,7 +30,7 @@ each metric says.
 `)
 		flag.PrintDefaults()
 	}
-	flag.StringVar(&o.Topic, "topic", o.Topic, "the orders topic (brew.orders.v1 is created if missing; another must exist)")
+	flag.StringVar(&o.Topic, "topic", o.Topic, "the orders topic (created if missing: 3 partitions, RF 3)")
 	flag.StringVar(&o.Group, "group", o.Group, "the kitchen's consumer group")
 	flag.IntVar(&o.Rate, "rate", o.Rate, "orders a second")
 	flag.DurationVar(&o.For, "for", o.For, "how long the till places orders")

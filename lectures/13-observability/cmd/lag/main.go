@@ -96,7 +96,13 @@ brew_lag_scrape_errors_total counts the scrapes that failed.
 		}
 		lag.Print(os.Stdout, r)
 		if n := r.Failed(); n > 0 {
-			return fmt.Errorf("%d of %d groups not measured (above)", n, len(r.Groups))
+			// The first group's error on the line, wrapped: an
+			// authorization failure gets its remedy from brewkit.Main.
+			for _, g := range r.Groups {
+				if g.Err != nil {
+					return fmt.Errorf("%d of %d groups not measured (above); %s: %w", n, len(r.Groups), g.Name, g.Err)
+				}
+			}
 		}
 		return nil
 	})

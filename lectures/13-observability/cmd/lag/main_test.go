@@ -85,13 +85,14 @@ func TestTableSortedWithSummaries(t *testing.T) {
 	require.Len(t, lines, 10, "group %sx.c is not taken by %s.*", pre, pre)
 }
 
-// A group named that does not exist is reported as not measured, exit 1.
+// A group named that does not exist is reported as not measured, exit 1,
+// and the one line on stderr says why.
 func TestUnknownGroupIsNotMeasured(t *testing.T) {
 	env := brewtest.Cluster(t)
 	out, stderr, code := brewtest.RunCmd(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), "-group", "brew.test.no-such-group")
 	require.Equal(t, 1, code, "%s%s", out, stderr)
 	require.Equal(t, "brew.test.no-such-group: not measured: no such group: no broker lists it\n", out)
-	require.Equal(t, "lag: 1 of 1 groups not measured (above)\n", stderr)
+	require.Equal(t, "lag: 1 of 1 groups not measured (above); brew.test.no-such-group: no such group: no broker lists it\n", stderr)
 }
 
 // -listen serves /metrics and says where, in one line.
