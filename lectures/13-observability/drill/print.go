@@ -1,6 +1,7 @@
 package drill
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -13,7 +14,10 @@ import (
 // resolved ("-": never).
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "healthy: %ss of traffic, no alert fired\n\n", secs(r.Healthy))
-	t := brewkit.NewTable(w, "STEP", "ALERT", "PENDING", "FIRING", "RESOLVED", "FIX TOOK")
+	// Rows after a step's first leave FIX TOOK empty: the table goes
+	// through a buffer to drop the spaces that would pad it.
+	var tb bytes.Buffer
+	t := brewkit.NewTable(&tb, "STEP", "ALERT", "PENDING", "FIRING", "RESOLVED", "FIX TOOK")
 	for _, s := range r.Steps {
 		for i, tm := range s.Timings {
 			step, took := "", ""
@@ -23,7 +27,10 @@ func Print(w io.Writer, r *Report) {
 			t.Row(step, shortName(tm.Expect), mark(tm.Pending), mark(tm.Firing), mark(tm.Resolved), took)
 		}
 	}
-	t.Flush() //nolint:errcheck // stdout
+	t.Flush() //nolint:errcheck // a buffer
+	for _, l := range strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n") {
+		fmt.Fprintln(w, strings.TrimRight(l, " "))
+	}
 	fmt.Fprintln(w, "\nPENDING and FIRING: seconds from the fault; RESOLVED: seconds from the fix")
 	for _, s := range r.Steps {
 		if len(s.Unexpected) > 0 {

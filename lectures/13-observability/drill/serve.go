@@ -2,11 +2,15 @@ package drill
 
 import (
 	"context"
+	"time"
 
 	"github.com/brew-course/kafka/lectures/13-observability/kitchen"
 	"github.com/brew-course/kafka/lectures/13-observability/lag"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
+
+// ExporterTimeout bounds one measurement of the lag exporter.
+const ExporterTimeout = 3 * time.Second
 
 // Serve is the drill's Exporters: the kitchen's metrics on
 // kitchen.MetricsAddr and the lag of group on lag.MetricsAddr, where the
@@ -15,7 +19,9 @@ func Serve(ctx context.Context, cfg brewkit.Config, group string, m *kitchen.Met
 	if err := m.Serve(ctx, kitchen.MetricsAddr); err != nil {
 		return err
 	}
-	c := lag.NewCollector(ctx, cfg, lag.Options{Groups: []string{group}})
+	// Each scrape measures within ExporterTimeout, under Prometheus'
+	// scrape_timeout (4 s): a scrape that times out loses every series.
+	c := lag.NewCollector(ctx, cfg, lag.Options{Groups: []string{group}, Timeout: ExporterTimeout})
 	_, err := lag.Serve(ctx, lag.MetricsAddr, c)
 	return err
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/brew-course/kafka/lectures/13-observability/kitchen"
+	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 )
 
@@ -156,4 +158,29 @@ func TestBadFlags(t *testing.T) {
 	} {
 		brewtest.BadFlag(t, "../lag", args...)
 	}
+}
+
+// After `make instrumented` the kitchen's group has cooked everything: `make
+// lag GROUP=brew.obs.kitchen` shows LAG 0 and TIME-LAG 0s on each partition,
+// as the README shows.
+func TestLagAfterInstrumentedReadme(t *testing.T) {
+	env := brewtest.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	topic, drop, err := brewkit.FreshTopic(ctx, env.Admin(t), brewkit.Fresh{Prefix: "brew.obs.orders.", Partitions: 3})
+	require.NoError(t, err)
+	t.Cleanup(func() { drop(context.Background()) })
+	group := topic + ".kitchen"
+	t.Cleanup(func() { env.Admin(t).DeleteGroup(context.Background(), group) }) //nolint:errcheck // best effort
+
+	o := kitchen.Defaults
+	o.Topic, o.Group, o.For, o.Listen = topic, group, 3*time.Second, ""
+	_, err = kitchen.Run(ctx, env.Config, o)
+	require.NoError(t, err)
+
+	out, stderr, code := brewtest.RunCmd(t, brewtest.BuildCmd(t), env.Config.Bootstrap(), "-group", group)
+	require.Zero(t, code, stderr)
+	out = strings.NewReplacer(group, "brew.obs.kitchen", topic, "brew.obs.orders").Replace(out)
+	brewtest.MatchesReadme(t, "../../README.md", "lag", out)
+	brewtest.MatchesReadme(t, "../../README.en.md", "lag", out)
 }

@@ -27,8 +27,9 @@ func needPromtool(t *testing.T) {
 }
 
 // `make rules` prints the rule table, a line per alert tested, and the
-// totals promtool passed, which are the files' own counts; exit 0.
-func TestRulesCommandPrintsEachAlertAndPromtoolsVerdict(t *testing.T) {
+// totals promtool passed, which are the files' own counts; exit 0; all of
+// it as the README shows.
+func TestRulesCommandPrintsEachAlertAndPromtoolsVerdictReadme(t *testing.T) {
 	needPromtool(t)
 	out, stderr, code := inLecture(t, brewtest.BuildCmd(t))
 	require.Zero(t, code, stderr)
@@ -49,6 +50,8 @@ func TestRulesCommandPrintsEachAlertAndPromtoolsVerdict(t *testing.T) {
 		require.Regexp(t, `(?m)^`+a.Name+` +\d+ +\d+ +[1-9]\d* +passed$`, out)
 	}
 	require.Equal(t, "promtool: 8 alerts, "+itoa(tf.Checks())+" checks passed", lines[len(lines)-1])
+	brewtest.MatchesReadme(t, "../../README.md", "rules", out)
+	brewtest.MatchesReadme(t, "../../README.en.md", "rules", out)
 }
 
 // A rule whose for is longer than its tests say: exit 1, the alert FAILED
