@@ -120,14 +120,14 @@ func TestComposeHonoursTheContract(t *testing.T) {
 		}
 		// The official image unless BREW_KAFKA_IMAGE names a stand-in.
 		check("image", s.Image, "${BREW_KAFKA_IMAGE:-"+stand.OfficialImage+"}")
-		check("ports", strings.Join(s.Ports, ","), fmt.Sprintf("127.0.0.1:%d:9094,127.0.0.1:%d:9095,127.0.0.1:%d:9096", 19091+n, 19191+n, 19291+n))
+		check("ports", strings.Join(s.Ports, ","), fmt.Sprintf("127.0.0.1:%d:9094,127.0.0.1:%d:9095,127.0.0.1:%d:9096,127.0.0.1:%d:7071", 19091+n, 19191+n, 19291+n, 17070+n))
 		check("node id", env["KAFKA_NODE_ID"], fmt.Sprint(n))
 		check("cluster id", env["CLUSTER_ID"], brewkit.ClusterID)
 		check("voters", env["KAFKA_CONTROLLER_QUORUM_VOTERS"], "1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093")
 		check("listeners", env["KAFKA_LISTENERS"], "INTERNAL://:9092,CONTROLLER://:9093,EXTERNAL://:9094,SECURE://:9095,MTLS://:9096")
 		check("advertised", env["KAFKA_ADVERTISED_LISTENERS"], fmt.Sprintf("INTERNAL://kafka-%d:9092,EXTERNAL://127.0.0.1:%d,SECURE://127.0.0.1:%d,MTLS://127.0.0.1:%d", n, 19091+n, 19191+n, 19291+n))
 		check("protocols", env["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"], "INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,EXTERNAL:PLAINTEXT,SECURE:SASL_SSL,MTLS:SSL")
-		check("volumes", fmt.Sprint(s.Volumes), fmt.Sprintf("[kafka-%d-data:/var/lib/kafka/data ../.stand/tls:/etc/brew/tls:ro map[target:/etc/kafka/secrets type:tmpfs] map[target:/mnt/shared/config type:tmpfs]]", n))
+		check("volumes", fmt.Sprint(s.Volumes), fmt.Sprintf("[kafka-%d-data:/var/lib/kafka/data ../.stand/tls:/etc/brew/tls:ro ../.stand/metrics:/opt/brew/agent:ro ./metrics:/etc/brew/metrics:ro map[target:/etc/kafka/secrets type:tmpfs] map[target:/mnt/shared/config type:tmpfs]]", n))
 		check("key store", env["KAFKA_SSL_KEYSTORE_LOCATION"], fmt.Sprintf("/etc/brew/tls/node%d.p12", n))
 		check("trust store", env["KAFKA_SSL_TRUSTSTORE_LOCATION"], "/etc/brew/tls/ca.pem")
 		// The official image's configure script asks for JKS credential

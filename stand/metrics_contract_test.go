@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/brew-course/kafka/pkg/brewkit/stand"
 )
 
 // The nodes' metrics for Prometheus (lecture 13), as far as they can be
@@ -177,5 +179,56 @@ func TestExporterConfigNamesTheMetricsContract(t *testing.T) {
 		if name, labels, _, ok := c.applyRules(t, input); ok {
 			t.Errorf("%s is exported as %s", input, seriesKey(name, labels))
 		}
+	}
+}
+
+// TestComposeNodesServeMetrics: each docker node loads the agent `make up`
+// fetched (the release stand.JMXExporterVersion names) with the repository's
+// config, both mounted, so the official image needs nothing of its own; its
+// metrics port is published on 127.0.0.1 only, as every other port.
+func TestComposeNodesServeMetrics(t *testing.T) {
+	c := loadCompose(t)
+	agent := "-javaagent:/opt/brew/agent/jmx_prometheus_javaagent-" + stand.JMXExporterVersion + ".jar=7071:/etc/brew/metrics/jmx-exporter.yml"
+	for n := 1; n <= 3; n++ {
+		name := fmt.Sprintf("kafka-%d", n)
+		s := c.Services[name]
+		if got := s.Environment["KAFKA_OPTS"]; got != agent {
+			t.Errorf("%s KAFKA_OPTS %q, want %q", name, got, agent)
+		}
+		for _, v := range []string{"../.stand/metrics:/opt/brew/agent:ro", "./metrics:/etc/brew/metrics:ro"} {
+			if !slices.Contains(s.Volumes, any(v)) {
+				t.Errorf("%s does not mount %s", name, v)
+			}
+		}
+		var metrics []string
+		for _, p := range s.Ports {
+			if strings.HasSuffix(p, ":7071") || strings.Contains(p, fmt.Sprint(stand.MetricsPort(n))) {
+				metrics = append(metrics, p)
+			}
+		}
+		if want := fmt.Sprintf("127.0.0.1:%d:7071", stand.MetricsPort(n)); !slices.Equal(metrics, []string{want}) {
+			t.Errorf("%s publishes its metrics as %v, want [%s]", name, metrics, want)
+		}
+	}
+	for name, s := range c.Services {
+		for _, p := range s.Ports {
+			if !strings.HasPrefix(p, "127.0.0.1:") {
+				t.Errorf("%s publishes %s beyond loopback", name, p)
+			}
+		}
+	}
+	// The containers of pkg/brewcontainers share x-kafka-env and mount no agent.
+	b, err := os.ReadFile("docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x struct {
+		Env map[string]string `yaml:"x-kafka-env"`
+	}
+	if err := yaml.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := x.Env["KAFKA_OPTS"]; ok {
+		t.Errorf("x-kafka-env sets KAFKA_OPTS: pkg/brewcontainers' nodes would load an agent they do not mount")
 	}
 }

@@ -133,6 +133,15 @@ func TestNodesServeTheMetricsContract(t *testing.T) {
 	checkNodeMetrics(t, env)
 }
 
+// TestDockerNodesServeTheMetricsContract is the same on the docker stand, in
+// its tier (which runs the stand module's Docker tests).
+func TestDockerNodesServeTheMetricsContract(t *testing.T) {
+	dockerStand(t)
+	env := brewtest.Cluster(t)
+	env.RequireReal(t)
+	checkNodeMetrics(t, env)
+}
+
 // checkNodeMetrics: each node serves every series of the contract, of its
 // type, and no other kafka_ series; one node, the quorum leader, is the
 // active controller; records written show in the nodes' counters.

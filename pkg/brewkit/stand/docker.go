@@ -97,7 +97,7 @@ func service(n int) string { return fmt.Sprintf("kafka-%d", n) }
 func (d *docker) ports() []int {
 	var ps []int
 	for _, n := range Nodes {
-		ps = append(ps, ClientPort(n), SecurePort(n), MTLSPort(n))
+		ps = append(ps, ClientPort(n), SecurePort(n), MTLSPort(n), MetricsPort(n))
 	}
 	return ps
 }
@@ -107,6 +107,10 @@ func (d *docker) start(ctx context.Context) error {
 		return fmt.Errorf("the docker stand needs a running Docker engine (%v); try `make up STAND=native`", err)
 	}
 	if err := d.s.EnsureTLS(); err != nil { // mounted into the nodes for the secured listeners
+		return err
+	}
+	// Mounted into the nodes too: a node whose agent jar is missing does not start.
+	if _, err := d.s.FetchMetricsAgent(ctx); err != nil {
 		return err
 	}
 	img := d.image()
@@ -207,8 +211,10 @@ func (d *docker) tool(ctx context.Context, node int, name string, args []string)
 // are the running nodes only: a stopped container's address does not refuse
 // a connection, as a stopped JVM's port on the native stand does, it drops
 // it, and a tool that tries it first waits out its connection timeouts.
+// KAFKA_OPTS is emptied: the container's own loads the metrics agent, which
+// would try to bind the node's metrics port and stop the tool's JVM.
 func dockerToolArgs(node int, up []int, name string, args []string) []string {
-	all := []string{"exec", "-i", service(node), "/opt/kafka/bin/" + name + ".sh"}
+	all := []string{"exec", "-i", "-e", "KAFKA_OPTS=", service(node), "/opt/kafka/bin/" + name + ".sh"}
 	if tools[name].bootstrap {
 		var servers []string
 		for _, n := range up {

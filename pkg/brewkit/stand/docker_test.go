@@ -20,15 +20,17 @@ func TestDockerComposeNamesItsProject(t *testing.T) {
 	require.Equal(t, []string{"docker", "compose", "-p", "brew", "-f", "/repo/stand/docker-compose.yml", "up", "-d"}, args)
 }
 
+// A tool runs without the container's KAFKA_OPTS, whose metrics agent would
+// try to bind the node's metrics port.
 func TestDockerToolRunsInTheNodeAskedForWithStdin(t *testing.T) {
 	args := dockerToolArgs(2, []int{1, 2, 3}, "kafka-console-producer", []string{"--topic", "t"})
-	require.Equal(t, []string{"exec", "-i", "kafka-2", "/opt/kafka/bin/kafka-console-producer.sh",
+	require.Equal(t, []string{"exec", "-i", "-e", "KAFKA_OPTS=", "kafka-2", "/opt/kafka/bin/kafka-console-producer.sh",
 		"--bootstrap-server", "kafka-1:9092,kafka-2:9092,kafka-3:9092", "--topic", "t"}, args)
 	args = dockerToolArgs(3, []int{3}, "kafka-topics", []string{"--describe"})
-	require.Equal(t, []string{"exec", "-i", "kafka-3", "/opt/kafka/bin/kafka-topics.sh",
+	require.Equal(t, []string{"exec", "-i", "-e", "KAFKA_OPTS=", "kafka-3", "/opt/kafka/bin/kafka-topics.sh",
 		"--bootstrap-server", "kafka-3:9092", "--describe"}, args, "only running nodes: a stopped container's address drops connections")
 	args = dockerToolArgs(3, []int{1, 2, 3}, "kafka-dump-log", []string{"--files", "x"})
-	require.Equal(t, []string{"exec", "-i", "kafka-3", "/opt/kafka/bin/kafka-dump-log.sh", "--files", "x"}, args, "no bootstrap for a tool that reads files")
+	require.Equal(t, []string{"exec", "-i", "-e", "KAFKA_OPTS=", "kafka-3", "/opt/kafka/bin/kafka-dump-log.sh", "--files", "x"}, args, "no bootstrap for a tool that reads files")
 }
 
 // down and down -v name the ui profile and the services' profiles, so a UI

@@ -19,14 +19,16 @@ import (
 // Prometheus JMX exporter's Java agent: inside the node's JVM, it reads the
 // MBeans stand/metrics/jmx-exporter.yml names and answers GET /metrics on
 // 127.0.0.1:MetricsPort(n). The agent's jar comes from Maven Central on first
-// use, into .stand/metrics (never into git).
+// use, into .stand/metrics (never into git); the docker stand mounts that
+// folder and stand/metrics into its containers.
 
 // MetricsPort is node n's metrics port for Prometheus (17071-17073).
 func MetricsPort(n int) int { return 17070 + n }
 
 // JMXExporterVersion is the release of io.prometheus.jmx:jmx_prometheus_javaagent
 // the nodes run: the newest 1.x Maven Central serves where the course is
-// built (1.1 and later are not there).
+// built (1.1 and later are not there). stand/docker-compose.yml names its jar
+// too; stand's TestComposeNodesServeMetrics holds it to this line.
 const JMXExporterVersion = "1.0.1"
 
 // jmxExporterSHA256 is the jar's digest, as Maven Central served it: a jar
@@ -36,8 +38,9 @@ var jmxExporterSHA256 = "7d61f737fd661610ccc14aea79764faa1ea94a340cbc8f0029b3d2e
 
 const jmxExporterJar = "jmx_prometheus_javaagent-" + JMXExporterVersion + ".jar"
 
-// jmxExporterURL is the jar on Maven Central, for a machine without Maven.
-// A variable, so tests can serve it themselves.
+// jmxExporterURL is the jar on Maven Central, for a machine without Maven
+// (the docker stand needs only Docker otherwise). A variable, so tests can
+// serve it themselves.
 var jmxExporterURL = "https://repo.maven.apache.org/maven2/io/prometheus/jmx/jmx_prometheus_javaagent/" +
 	JMXExporterVersion + "/" + jmxExporterJar
 
