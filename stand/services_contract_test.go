@@ -1,7 +1,9 @@
 package stand_test
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -129,6 +131,7 @@ func TestPrometheusConfigScrapesTheNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cfg struct {
+		RuleFiles     []string `yaml:"rule_files"`
 		ScrapeConfigs []struct {
 			JobName       string `yaml:"job_name"`
 			StaticConfigs []struct {
@@ -154,5 +157,30 @@ func TestPrometheusConfigScrapesTheNodes(t *testing.T) {
 	}
 	if !slices.Equal(targets["prometheus"], []string{"127.0.0.1:19090"}) {
 		t.Errorf("job prometheus scrapes %v, want itself", targets["prometheus"])
+	}
+	// Lecture 13: its lag exporter and its instrumented services.
+	if !slices.Equal(targets["brew-lag"], []string{"127.0.0.1:17080"}) || !slices.Equal(targets["brew-apps"], []string{"127.0.0.1:17081"}) {
+		t.Errorf("jobs brew-lag and brew-apps scrape %v and %v, want 127.0.0.1:17080 and :17081", targets["brew-lag"], targets["brew-apps"])
+	}
+	// Its rules, relative to the config: in the repository, and in the
+	// compose service, which mounts them at the same place under /.
+	if len(cfg.RuleFiles) != 1 {
+		t.Fatalf("rule_files: %v, want lecture 13's one file", cfg.RuleFiles)
+	}
+	rel := cfg.RuleFiles[0]
+	if _, err := os.Stat(filepath.Join("services", rel)); err != nil {
+		t.Errorf("rule_files: %v", err)
+	}
+	inContainer := filepath.Join("/etc/prometheus", rel) // where the config is mounted
+	compose := loadComposeServices(t)
+	mounted := false
+	for _, v := range compose["prometheus"].Volumes {
+		src, dst, _ := strings.Cut(strings.TrimSuffix(fmt.Sprint(v), ":ro"), ":")
+		if strings.HasPrefix(inContainer, dst+"/") && filepath.Join(src, strings.TrimPrefix(inContainer, dst)) == filepath.Join("..", "lectures", strings.TrimPrefix(inContainer, "/lectures/")) {
+			mounted = true
+		}
+	}
+	if !mounted {
+		t.Errorf("prometheus: the compose service does not mount the rules at %s: %v", inContainer, compose["prometheus"].Volumes)
 	}
 }
