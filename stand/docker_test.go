@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
 )
@@ -29,6 +30,11 @@ func dockerStand(t *testing.T) *stand.Stand {
 			t.Fatalf("the docker stand is not up (stand: %q) [BREW_REQUIRE_DOCKER=1]", s.Current())
 		}
 		t.Skip("needs the docker stand: make up STAND=docker (make test-docker)")
+	}
+	// The stand lock comes with the stand's address: without it, these
+	// tests would stop and wipe containers under other tests' feet.
+	if os.Getenv(brewkit.EnvBootstrap) == "" {
+		t.Skip("drives the docker stand that is up, and takes the stand lock only with KAFKA_BOOTSTRAP set: make test-docker")
 	}
 	return s
 }
