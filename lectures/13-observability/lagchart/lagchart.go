@@ -38,7 +38,7 @@ func Draw(w io.Writer, rep *drill.Report) error {
 	}
 	at := func(p drill.Point) float64 { return p.At.Sub(rep.Started).Seconds() }
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Fire drill: the kitchen's lag (records) and when each alert fired")
+	p.Title.Text = "Fire drill: the kitchen's lag (records) and when each alert fired"
 	p.X.Label.Text = "seconds since the drill began"
 	p.Y.Label.Text = "lag, records"
 	p.Y.Min = 0
@@ -48,8 +48,10 @@ func Draw(w io.Writer, rep *drill.Report) error {
 		xys = append(xys, plotter.XY{X: at(pt), Y: pt.Value})
 		top = max(top, pt.Value)
 	}
-	p.Y.Max = top * 1.25
+	// Room above the lag for the alerts' names.
+	p.Y.Max = top * 1.9
 	p.X.Min, p.X.Max = 0, xys[len(xys)-1].X*1.02
+	p.X.Tick.Marker = every30s{}
 	l, err := plotter.NewLine(xys)
 	if err != nil {
 		return err
@@ -91,7 +93,7 @@ func Draw(w io.Writer, rep *drill.Report) error {
 			if !tm.Fired() {
 				continue
 			}
-			fired = append(fired, plotter.XY{X: fault + tm.Firing.Seconds(), Y: p.Y.Max * (0.90 - 0.05*float64(j))})
+			fired = append(fired, plotter.XY{X: fault + tm.Firing.Seconds(), Y: p.Y.Max * (0.84 - 0.07*float64(j))})
 			labels = append(labels, " "+tm.Expect.Alert)
 		}
 	}
@@ -118,4 +120,22 @@ func Draw(w io.Writer, rep *drill.Report) error {
 		return fmt.Errorf("writing the PNG: %w", err)
 	}
 	return nil
+}
+
+// every30s puts a tick every 30 seconds, labelled, and one every 10 unlabelled.
+type every30s struct{}
+
+func (every30s) Ticks(min, max float64) []plot.Tick {
+	var ts []plot.Tick
+	for x := 0.0; x <= max; x += 10 {
+		if x < min {
+			continue
+		}
+		t := plot.Tick{Value: x}
+		if int(x)%30 == 0 {
+			t.Label = fmt.Sprintf("%.0f", x)
+		}
+		ts = append(ts, t)
+	}
+	return ts
 }

@@ -38,7 +38,7 @@ Stops, freezes and starts nodes of the stand that is up in this checkout
 (make up) and stops the drill's own kitchen, while Prometheus (make
 services-up S=prometheus) evaluates the course's alert rules. Serves the lag
 exporter on %s and the kitchen's metrics on %s meanwhile.
-Takes about 6 minutes.
+Takes about 5 minutes.
 
 `, lag.MetricsAddr, kitchen.MetricsAddr)
 		flag.PrintDefaults()
