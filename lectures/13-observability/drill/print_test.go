@@ -2,6 +2,7 @@ package drill
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,5 +40,15 @@ func TestPrintMatchesTheReadme(t *testing.T) {
 	Print(&out, rep)
 	if !bytes.Contains(out.Bytes(), []byte("BrewGroupNoMembers             6        -")) {
 		t.Errorf("an alert that never fired is not shown as -:\n%s", out.String())
+	}
+}
+
+// On the simulation the drill refuses in one line, naming what it needs,
+// before it creates anything or touches a node.
+func TestDrillRefusesTheSimulation(t *testing.T) {
+	env := brewtest.Sim(t)
+	_, err := Run(t.Context(), env.Config, nil, Serve, Defaults)
+	if err == nil || !strings.Contains(err.Error(), "needs real Kafka") || !strings.Contains(err.Error(), "make up STAND=native") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("the drill on the simulation: %v", err)
 	}
 }
