@@ -164,10 +164,6 @@ func TestExporterSurvivesFailedScrapes(t *testing.T) {
 // fresh measurement asks afresh.)
 func TestCoordinatorThatDoesNotAnswerIsAGroupError(t *testing.T) {
 	env := brewtest.Sim(t) // the simulation leaves one kind of request unanswered
-	topic := env.FreshTopic(t, "lag-stuck", 3)
-	produced(t, env, topic, counts, time.Now().Add(-time.Minute))
-	stuck := topic + ".stuck"
-	member(t, env, stuck, topic, "consumer", 14, commit) // KIP-848: ConsumerGroupDescribe
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	adm := env.Admin(t)
@@ -176,16 +172,33 @@ func TestCoordinatorThatDoesNotAnswerIsAGroupError(t *testing.T) {
 		require.NoError(t, c.Err)
 		return c.NodeID
 	}
-	node := coordinator(stuck)
+	// The fine group's partition must be led by a node other than the
+	// stuck group's coordinator: a hung request holds up every later
+	// answer on its connection. The simulation places leaders as it
+	// likes, so a topic whose partitions all sit on that node is set
+	// aside for another.
+	var topic, stuck string
+	var node int32
+	part := int32(-1)
+	for try := 0; part < 0; try++ {
+		require.Less(t, try, 10, "ten topics, each with every partition led by its group's coordinator")
+		topic = env.FreshTopic(t, "lag-stuck", 3)
+		produced(t, env, topic, counts, time.Now().Add(-time.Minute))
+		stuck = topic + ".stuck"
+		member(t, env, stuck, topic, "consumer", 14, commit) // KIP-848: ConsumerGroupDescribe
+		node = coordinator(stuck)
+		for p := range int32(len(counts)) {
+			if env.Sim.LeaderOf(topic, p) != node {
+				part = p
+				break
+			}
+		}
+	}
 	fine := ""
 	for i := 0; fine == ""; i++ {
 		if g := topic + ".fine" + strconv.Itoa(i); coordinator(g) != node {
 			fine = g
 		}
-	}
-	part := int32(0)
-	for env.Sim.LeaderOf(topic, part) == node {
-		part++
 	}
 	_, err := adm.CommitOffsets(ctx, fine, kadm.OffsetsFromRecords(kgo.Record{Topic: topic, Partition: part, Offset: 1}))
 	require.NoError(t, err)
