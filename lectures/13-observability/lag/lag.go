@@ -469,48 +469,47 @@ type wrapped struct {
 func (w wrapped) Error() string { return w.msg }
 func (w wrapped) Unwrap() error { return w.err }
 
+// described is group's entry of a describe answer (classic, consumer or
+// share: one shape, three types), or why there is none.
+func described[T any](ds map[string]T, err error, group string, errOf func(T) error) (T, error) {
+	var d T
+	if err != nil {
+		return d, fmt.Errorf("describing: %w", err)
+	}
+	d, ok := ds[group]
+	if !ok {
+		return d, errors.New("describing: not in the answer")
+	}
+	if err := errOf(d); err != nil {
+		return d, fmt.Errorf("describing: %w", err)
+	}
+	return d, nil
+}
+
 func describeOne(ctx context.Context, adm *kadm.Client, g *Group) error {
 	assigned := kadm.TopicsSet{}
 	switch g.Type {
 	case "classic":
 		ds, err := adm.DescribeGroups(ctx, g.Name)
+		d, err := described(ds, err, g.Name, func(d kadm.DescribedGroup) error { return d.Err })
 		if err != nil {
-			return fmt.Errorf("describing: %w", err)
-		}
-		d, ok := ds[g.Name]
-		if !ok {
-			return errors.New("describing: not in the answer")
-		}
-		if d.Err != nil {
-			return fmt.Errorf("describing: %w", d.Err)
+			return err
 		}
 		g.State, g.Members = d.State, len(d.Members)
 		assigned = d.AssignedPartitions()
 	case "consumer":
 		ds, err := adm.DescribeConsumerGroups(ctx, g.Name)
+		d, err := described(ds, err, g.Name, func(d kadm.DescribedConsumerGroup) error { return d.Err })
 		if err != nil {
-			return fmt.Errorf("describing: %w", err)
-		}
-		d, ok := ds[g.Name]
-		if !ok {
-			return errors.New("describing: not in the answer")
-		}
-		if d.Err != nil {
-			return fmt.Errorf("describing: %w", d.Err)
+			return err
 		}
 		g.State, g.Members = d.State, len(d.Members)
 		assigned = d.AssignedPartitions()
 	case "share":
 		ds, err := adm.DescribeShareGroups(ctx, g.Name)
+		d, err := described(ds, err, g.Name, func(d kadm.DescribedShareGroup) error { return d.Err })
 		if err != nil {
-			return fmt.Errorf("describing: %w", err)
-		}
-		d, ok := ds[g.Name]
-		if !ok {
-			return errors.New("describing: not in the answer")
-		}
-		if d.Err != nil {
-			return fmt.Errorf("describing: %w", d.Err)
+			return err
 		}
 		g.State, g.Members = d.GroupState, len(d.Members)
 		assigned = d.AssignedPartitions()
