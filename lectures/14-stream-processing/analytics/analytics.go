@@ -465,3 +465,19 @@ func Topics(ctx context.Context, adm *kadm.Client, c Config) error {
 	}
 	return brewkit.WaitTopics(ctx, adm, c.Changelog, c.Out)
 }
+
+// DeleteGroup removes the instances ids of group c.Group and deletes the
+// group, for a demo's cleanup. Static members do not leave a group when
+// they stop (that is the point of them), so the group stays non-empty until
+// their sessions time out unless they are removed by their instance ids.
+func DeleteGroup(ctx context.Context, adm *kadm.Client, c Config, ids ...string) error {
+	instances := make([]string, len(ids))
+	for i, id := range ids {
+		instances[i] = c.Group + "." + id
+	}
+	if len(instances) > 0 {
+		adm.LeaveGroup(ctx, kadm.LeaveGroup(c.Group).InstanceIDs(instances...).Reason("the demo ended")) //nolint:errcheck // the delete says what failed
+	}
+	_, err := adm.DeleteGroup(ctx, c.Group)
+	return err
+}

@@ -35,7 +35,7 @@ func fresh(t *testing.T, env *brewtest.Env, plan till.Plan) (analytics.Config, t
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		adm.DeleteTopics(ctx, c.Changelog, c.Out) //nolint:errcheck // leftovers are harmless
-		adm.DeleteGroup(ctx, c.Group)             //nolint:errcheck // and so is the group
+		analytics.DeleteGroup(ctx, adm, c, c.ID)  //nolint:errcheck // and so is the group
 	})
 	w, err := till.Write(ctx, env.Config, c.In, 6, plan)
 	require.NoError(t, err)

@@ -109,10 +109,10 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (r
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		drop(dctx)                                 //nolint:errcheck // leftovers are harmless
+		drop(dctx)                                     //nolint:errcheck // leftovers are harmless
 		adm.DeleteTopics(dctx, svc.Changelog, svc.Out) //nolint:errcheck // and so are these
-		adm.DeleteGroup(dctx, svc.Group)           //nolint:errcheck // and the group
-		os.RemoveAll(svc.Dir)                      //nolint:errcheck // and the local store
+		analytics.DeleteGroup(dctx, adm, svc, svc.ID)  //nolint:errcheck // and the group
+		os.RemoveAll(svc.Dir)                          //nolint:errcheck // and the local store
 	}()
 	if err := analytics.Topics(ctx, adm, svc); err != nil {
 		return res, err
@@ -232,7 +232,7 @@ func (r Result) Print(w io.Writer) {
 	fmt.Fprintf(w, "orders %d, judged %d (the changelog's count); recount: %d windows, %d too late\n", r.Written.Orders, r.Counted, r.Windows, r.Recount.TooLate)
 	verdict := "EXACT: every window equals the recount"
 	if !r.Exact() {
-		verdict = fmt.Sprintf("WRONG: %d windows differ from the recount, %+d cents", r.Differ, r.Extra)
+		verdict = fmt.Sprintf("WRONG: %d windows differ from the recount, revenue over by %d cents", r.Differ, r.Extra)
 	}
 	fmt.Fprintln(w, verdict)
 }

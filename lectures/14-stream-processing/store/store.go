@@ -69,7 +69,7 @@ func (s *Store) Size() int64 {
 }
 
 func windowKey(p int32, k []byte) []byte { return append(fmt.Appendf(nil, "w/%04d/", p), k...) }
-func metaKey(p int32) []byte            { return fmt.Appendf(nil, "m/%04d", p) }
+func metaKey(p int32) []byte             { return fmt.Appendf(nil, "m/%04d", p) }
 
 // Window is the revenue of window k of partition p so far.
 func (s *Store) Window(p int32, k window.Key) (window.Revenue, error) {
@@ -193,6 +193,6 @@ func compare(a, b string) int {
 // quiet is Pebble's logger: it says nothing, except a fatal error.
 type quiet struct{}
 
-func (quiet) Infof(string, ...any)          {}
-func (quiet) Errorf(string, ...any)         {}
+func (quiet) Infof(string, ...any)           {}
+func (quiet) Errorf(string, ...any)          {}
 func (quiet) Fatalf(format string, a ...any) { panic(fmt.Sprintf(format, a...)) }

@@ -7,6 +7,7 @@
 //	topics: brew.orders.v1 brew.promo.*     (names or prefixes* to delete on reset)
 //	groups: brew.promo.*
 //	users: partner analytics                (SCRAM users whose ACLs, quotas and passwords reset deletes)
+//	files: .state                           (folders of the lecture's own, its local stores, that reset deletes)
 //
 //	== Who leads the cluster                (a step: its title,)
 //	make run                                (the command, a target of the lecture's Makefile,)
@@ -20,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -32,6 +34,7 @@ type Lecture struct {
 	Topics []string // names, or prefixes ending in *
 	Groups []string
 	Users  []string // names, or prefixes ending in *
+	Files  []string // paths inside the lecture's folder
 	Steps  []Step
 }
 
@@ -75,6 +78,13 @@ func Read(file string) (Lecture, error) {
 			l.Groups = strings.Fields(strings.TrimPrefix(line, "groups:"))
 		case cur == nil && strings.HasPrefix(line, "users:"):
 			l.Users = strings.Fields(strings.TrimPrefix(line, "users:"))
+		case cur == nil && strings.HasPrefix(line, "files:"):
+			l.Files = strings.Fields(strings.TrimPrefix(line, "files:"))
+			for _, f := range l.Files {
+				if path.IsAbs(f) || !filepath.IsLocal(f) {
+					return l, fail("files: %q is not a path inside the lecture's folder", f)
+				}
+			}
 		case cur == nil && line == "":
 		case cur == nil:
 			return l, fail("%q outside a step (a step starts with \"== title\")", line)

@@ -21,6 +21,7 @@ func TestRead(t *testing.T) {
 	l, err := Read(write(t, `# a comment
 topics: brew.a.v1 brew.b.*
 groups: brew.g
+files: .state tmp/x
 
 == First
 make run
@@ -46,6 +47,9 @@ Live.
 	if !Matches(l.Topics, "brew.b.123") || !Matches(l.Topics, "brew.a.v1") || Matches(l.Topics, "brew.a.v2") || !Matches(l.Groups, "brew.g") || Matches(l.Groups, "brew.gg") {
 		t.Fatal("patterns")
 	}
+	if strings.Join(l.Files, " ") != ".state tmp/x" {
+		t.Fatalf("files: %q", l.Files)
+	}
 }
 
 func TestReadRefusesBadFiles(t *testing.T) {
@@ -56,6 +60,8 @@ func TestReadRefusesBadFiles(t *testing.T) {
 		"bad stop":       "== A\nmake run\nstop: soon\ntext\n",
 		"text before ==": "hello\n== A\nmake run\ntext\n",
 		"bad var":        "== A\nmake run now\ntext\n",
+		"files outside":  "files: ../other\n== A\nmake run\ntext\n",
+		"files absolute": "files: /tmp\n== A\nmake run\ntext\n",
 	} {
 		if _, err := Read(write(t, text)); err == nil {
 			t.Errorf("%s: no error", name)

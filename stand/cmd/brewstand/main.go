@@ -279,6 +279,12 @@ func resetLecture(ctx context.Context, _ *stand.Stand, args []string, out io.Wri
 	defer cl.Close()
 	topics, groups, err := steps.Reset(ctx, cl, l)
 	fmt.Fprintf(out, "reset-lecture %s: deleted %d groups %v and %d topics %v\n", filepath.Base(args[0]), len(groups), groups, len(topics), topics)
+	for _, f := range l.Files {
+		if rerr := os.RemoveAll(filepath.Join(args[0], f)); rerr != nil {
+			return fmt.Errorf("deleting %s: %w", f, rerr)
+		}
+		fmt.Fprintf(out, "reset-lecture %s: deleted %s (local state)\n", filepath.Base(args[0]), f)
+	}
 	if err != nil || len(l.Users) == 0 {
 		return err
 	}
