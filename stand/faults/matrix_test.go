@@ -174,6 +174,15 @@ var programs = []program{
 	{dir: "lectures/13-observability/cmd/fire-drill", uses: stand},
 	{dir: "lectures/13-observability/cmd/lag-chart", args: []string{"-in", "no-such-drill.json", "-out", "x.png"}, offline: &outcome{1, []string{"no-such-drill.json"}}},
 
+	{dir: "lectures/14-stream-processing/cmd/windows", args: []string{"-orders", "60", "-dir", os.TempDir() + "/brew-fm-windows"}, uses: admin | writes | reads},
+	{dir: "lectures/14-stream-processing/cmd/state", args: []string{"-orders", "60", "-dir", os.TempDir() + "/brew-fm-state"}, uses: admin | writes | reads},
+	{dir: "lectures/14-stream-processing/cmd/repartition", args: []string{"-orders", "60"}, uses: admin | writes | reads},
+	{dir: "lectures/14-stream-processing/cmd/exactly-once", args: []string{"-orders", "60", "-crashes", "1", "-dir", os.TempDir() + "/brew-fm-eos"}, uses: admin | writes | reads},
+	{dir: "lectures/14-stream-processing/cmd/scale", args: []string{"-orders", "600", "-dir", os.TempDir() + "/brew-fm-scale"}, uses: admin | writes | reads},
+	{dir: "lectures/14-stream-processing/cmd/till", args: []string{"-topic", "brew.fm.stream-orders", "-orders", "60"}, uses: admin | writes},
+	{dir: "lectures/14-stream-processing/cmd/analytics", args: []string{"-in", "brew.orders.v1", "-changelog", "brew.fm.stream-changelog", "-out", "brew.fm.stream-revenue", "-group", "brew.fm.stream", "-dir", "", "-idle", "2s"}, uses: admin | writes | reads},
+	{dir: "lectures/14-stream-processing/cmd/recount", args: []string{"-in", "brew.orders.v1", "-changelog", "brew.fm.stream-changelog"}, uses: admin | reads},
+
 	{dir: "stand/cmd/brewstand", args: []string{"stop-node", "2"}, uses: stand},
 	{dir: "stand/cmd/dashboard", args: []string{"-once"}, uses: admin},
 	{dir: "stand/cmd/tour", args: []string{"."}, offline: &outcome{2, []string{"lecture folder"}}},

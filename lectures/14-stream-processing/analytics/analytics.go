@@ -24,6 +24,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -139,6 +140,17 @@ type app struct {
 	close func()
 
 	handled int
+	fetched atomic.Int64 // when a broker last answered a fetch (Unix nanoseconds)
+}
+
+// fetchHook notes each fetch a broker answered: the service is idle only
+// when brokers answer "nothing new", not when they answer nothing.
+type fetchHook struct{ a *app }
+
+func (h fetchHook) OnBrokerRead(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if key == 1 && err == nil { // Fetch
+		h.a.fetched.Store(time.Now().UnixNano())
+	}
 }
 
 func (a *app) consumerOpts() []kgo.Opt {
@@ -161,6 +173,7 @@ func (a *app) consumerOpts() []kgo.Opt {
 		kgo.RecordPartitioner(kgo.ManualPartitioner()), // partition p's changes go to partition p
 		kgo.OnPartitionsRevoked(forget),
 		kgo.OnPartitionsLost(forget),
+		kgo.WithHooks(fetchHook{a}),
 		brewkit.ConsumeErrors(),
 	}
 }
@@ -249,8 +262,12 @@ func (a *app) serve(ctx context.Context) error {
 		}
 		recs := fs.Records()
 		if len(recs) == 0 {
-			if a.c.Idle > 0 && time.Since(idleSince) >= a.c.Idle {
+			answered := time.Unix(0, a.fetched.Load())
+			if a.c.Idle > 0 && time.Since(idleSince) >= a.c.Idle && answered.After(idleSince) {
 				return nil
+			}
+			if a.c.Idle > 0 && time.Since(idleSince) >= a.c.Idle+2*a.cfg.Bound() {
+				return fmt.Errorf("reading %s: no broker answered a fetch for %s", a.c.In, time.Since(idleSince).Round(time.Second))
 			}
 			continue
 		}

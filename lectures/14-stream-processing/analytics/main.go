@@ -23,7 +23,7 @@ func Main(name string, args []string) {
 	fs.StringVar(&c.Out, "out", c.Out, "the live revenue's topic (created: as many partitions as -in)")
 	fs.StringVar(&c.Group, "group", c.Group, "the consumer group (the application id)")
 	fs.StringVar(&c.ID, "id", c.ID, "this instance's name: its group instance id and transactional id are GROUP.ID")
-	fs.StringVar(&c.Dir, "dir", c.Dir, "the local store's folder")
+	fs.StringVar(&c.Dir, "dir", c.Dir, "the local store's folder (\"\": a temporary one, deleted at the end: every start restores from the changelog)")
 	noEOS := fs.Bool("no-eos", false, "no transactions: write the changelog and the revenue, then commit the offsets")
 	fs.IntVar(&c.Batch, "batch", c.Batch, "orders per batch, at most")
 	fs.DurationVar(&c.Idle, "idle", c.Idle, "stop after this long without orders (0: run until Ctrl-C)")
@@ -49,7 +49,6 @@ restored from the changelog when the instance gets it.
 	fc.Topic("out", c.Out)
 	fc.Name("group", c.Group)
 	fc.Name("id", c.ID)
-	fc.Require(c.Dir != "", "dir", c.Dir, "name a folder")
 	fc.Require(c.Batch >= 1, "batch", c.Batch, "must be at least 1")
 	fc.Require(c.Idle >= 0, "idle", c.Idle, "must not be negative")
 	fc.Require(c.CrashAfter >= 0, "crash-after", c.CrashAfter, "must not be negative")
@@ -78,6 +77,14 @@ restored from the changelog when the instance gets it.
 		cl.Close()
 		if err != nil {
 			return err
+		}
+		if c.Dir == "" {
+			tmp, err := os.MkdirTemp("", "brew-analytics-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			c.Dir = tmp
 		}
 		st, err := Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
 		if err != nil {

@@ -19,6 +19,8 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -53,6 +55,11 @@ type Store struct {
 // Open opens (or creates) the local store in dir.
 func Open(dir string) (*Store, error) {
 	db, err := pebble.Open(dir, &pebble.Options{Logger: quiet{}})
+	// Another process holds the store's lock file (EWOULDBLOCK), or this
+	// one does (Pebble says so in words).
+	if errors.Is(err, syscall.EWOULDBLOCK) || err != nil && strings.Contains(err.Error(), "lock held") {
+		return nil, fmt.Errorf("the local store %s is in use by another instance: give each instance its own -dir (and -id)", dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening the local store %s: %w", dir, err)
 	}
