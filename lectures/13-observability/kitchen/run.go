@@ -149,7 +149,13 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 	r := Report{Topic: o.Topic, Group: o.Group, Placed: t.Placed(), Failed: t.Failed(), Cooked: k.Cooked()}
 	var rerr error
 	if werr == nil {
-		r.Metrics, rerr = Read(m)
+		// kgo runs kprom's batch hook after the batch's promises, so the
+		// last batch's records may reach produce_records_total a moment
+		// after the till counted them placed: read once they have.
+		_ = brewkit.WaitFor(ctx, 2*time.Second, 20*time.Millisecond, func() bool {
+			r.Metrics, rerr = Read(m)
+			return rerr != nil || value(r.Metrics, "produce_records_total") >= float64(r.Placed)
+		})
 	}
 	if err := k.Stop(); err != nil && werr == nil {
 		werr = err
@@ -161,6 +167,16 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 		return r, fmt.Errorf("%d of %d orders failed to be written, the last with: %w", r.Failed, r.Failed+r.Placed, t.LastErr())
 	}
 	return r, rerr
+}
+
+// value is the reading of name, or -1.
+func value(rs []Reading, name string) float64 {
+	for _, r := range rs {
+		if r.Name == name {
+			return r.Value
+		}
+	}
+	return -1
 }
 
 // Read takes the Shown series from m's registry, each summed over its
