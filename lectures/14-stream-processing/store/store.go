@@ -180,21 +180,11 @@ func Remove(dir string) error { return os.RemoveAll(dir) }
 // SortedKeys is t's keys by shop, then time.
 func SortedKeys(t window.Totals) []window.Key {
 	return slices.SortedFunc(maps.Keys(t), func(a, b window.Key) int {
-		if a.Shop != b.Shop {
-			return compare(a.Shop, b.Shop)
+		if c := strings.Compare(a.Shop, b.Shop); c != 0 {
+			return c
 		}
 		return a.Start.Compare(b.Start)
 	})
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // quiet is Pebble's logger: it says nothing, except a fatal error.
