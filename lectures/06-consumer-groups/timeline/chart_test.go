@@ -80,6 +80,26 @@ func TestDisturbedIsALostSession(t *testing.T) {
 	require.Equal(t, "member c lost partitions [2 5] at 11.0s (the group expelled it)", disturbed(ev, start, end))
 }
 
+// Each phase counts the partitions that waited for an owner within it:
+// cooperative's join stops the two that move and b's death its two; what
+// happens after the phase ends (a stopped, its partitions handed to c, as
+// when the run's members are stopped) is not the kill's.
+func TestPhaseCountsOnlyItsOwnRebalance(t *testing.T) {
+	start := time.Now()
+	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	dead := map[string]time.Time{"b": at(6)}
+	ev := append(events(start, groups.Cooperative),
+		groups.Event{At: at(16), Member: "a", Kind: "revoked", Partitions: []int32{0, 1, 3}},
+		groups.Event{At: at(16.5), Member: "c", Kind: "assigned", Partitions: []int32{0, 1, 3}})
+	join := phase(ev, at(3), at(6), nil)
+	require.Equal(t, 2, join.Paused)
+	require.Equal(t, 500*time.Millisecond, join.Longest)
+	kill := phase(ev, at(6), at(15), dead)
+	require.Equal(t, 2, kill.Paused)
+	require.Equal(t, 6*time.Second, kill.Longest)
+	require.Equal(t, 4, phase(ev, at(6), at(17), dead).Paused, "a's partitions moved to c after the end")
+}
+
 // The picture of fixture runs is a PNG of a sane size, one panel a run.
 func TestWriteChartDrawsAPNG(t *testing.T) {
 	start := time.Now()

@@ -312,8 +312,10 @@ func (r *rebalances) finishBacklog(ctx context.Context) error {
 func (r *rebalances) measure() {
 	ev := r.rec.Events()
 	r.row.Join = phase(ev, r.joinAt, r.killAt, nil)
-	r.row.Kill = phase(ev, r.killAt, time.Now(), r.dead)
-	// The picture ends before a and c are stopped, which revokes everything.
+	// Both phases, and the picture, end when every order was processed:
+	// stopping a and c after that is a rebalance of its own (under the
+	// cooperative protocols a's partitions reach c before c stops).
+	r.row.Kill = phase(ev, r.killAt, r.doneAt, r.dead)
 	r.row.Owners = spans(ev, r.startAt, r.doneAt, r.dead)
 	r.row.JoinAt, r.row.KillAt, r.row.End = r.joinAt.Sub(r.startAt), r.killAt.Sub(r.startAt), r.doneAt.Sub(r.startAt)
 	seen := map[[2]int64]int{}
