@@ -31,6 +31,10 @@ var ErrSimulated = errors.New("this demo needs real Kafka: the simulation stores
 // Records is how many orders go to the leader while its followers hang.
 const Records = 50
 
+// deliveryTimeout bounds the burst's records: Kafka's default
+// delivery.timeout.ms.
+const deliveryTimeout = 2 * time.Minute
+
 // Attempt is the fault run with one acks setting.
 type Attempt struct {
 	Acks       string  `json:"acks"`
@@ -111,8 +115,9 @@ type fault struct {
 	paused []int32 // followers to resume on the way out
 	run    string  // marks this attempt's records
 
-	mu    sync.Mutex // guards acked and a.Failed, which the producer's callbacks update
-	acked map[string]bool
+	mu       sync.Mutex // guards acked, a.Failed and firstErr, which the producer's callbacks update
+	acked    map[string]bool
+	firstErr error // why the first record failed, for the narration
 }
 
 func newFault(cfg brewkit.Config, adm *kadm.Client, nodes brewkit.NodeControl, acks kgo.Acks, say func(string)) *fault {
@@ -145,7 +150,15 @@ func (f *fault) prepare(ctx context.Context) error {
 	if f.a.Leader, f.a.Followers, err = lab.Replicas(ctx, f.adm, f.a.Topic, 0); err != nil {
 		return err
 	}
-	opts := []kgo.Opt{kgo.RequiredAcks(f.acks), kgo.ProducerLinger(0)}
+	// The burst waits out a crash: the leader is killed, the controller
+	// fences it after broker.session.timeout.ms (9 s), and the old leader is
+	// started again, which on the docker stand alone takes 10 s. Kafka's own
+	// delivery.timeout.ms (2 min) covers that; the course's 30 s bound on
+	// every wait does not always.
+	opts := []kgo.Opt{
+		kgo.RequiredAcks(f.acks), kgo.ProducerLinger(0),
+		kgo.RecordDeliveryTimeout(deliveryTimeout), kgo.RetryTimeout(deliveryTimeout),
+	}
 	if f.acks == kgo.LeaderAck() {
 		opts = append(opts, kgo.DisableIdempotentWrite()) // idempotence needs acks=all
 	}
@@ -225,6 +238,9 @@ func (f *fault) countAck(r *kgo.Record, err error) {
 	defer f.mu.Unlock()
 	if err != nil {
 		f.a.Failed++
+		if f.firstErr == nil {
+			f.firstErr = err
+		}
 		return
 	}
 	f.acked[string(r.Value)] = true
@@ -264,7 +280,7 @@ func (f *fault) restartLeader(ctx context.Context) error {
 	if err := f.fullISR(ctx, 2*time.Minute, 250*time.Millisecond); err != nil {
 		return fmt.Errorf("%s-0 did not get its full ISR back: %w", f.a.Topic, err)
 	}
-	fctx, cancel := context.WithTimeout(ctx, time.Minute)
+	fctx, cancel := context.WithTimeout(ctx, deliveryTimeout)
 	defer cancel()
 	if err := f.prod.Flush(fctx); err != nil {
 		return fmt.Errorf("waiting for the producer: %w", err)
@@ -288,8 +304,12 @@ func (f *fault) readBack(ctx context.Context) error {
 			f.a.Lost++
 		}
 	}
+	failed, firstErr := f.a.Failed, f.firstErr
 	f.mu.Unlock()
 	f.step("acknowledged %d, read back %d, lost %d", f.a.Acked, f.a.Read, f.a.Lost)
+	if failed > 0 {
+		f.step("%d orders failed, the first with: %v", failed, firstErr)
+	}
 	return nil
 }
 
