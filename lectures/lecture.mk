@@ -5,6 +5,9 @@
 # then names its own variables and targets, each with a `## help` comment,
 # and SMOKE: the tests `make smoke` runs on any cluster.
 #
+# RESTORE is what `make restore` runs after starting what is stopped, for a
+# lecture that leaves more than stopped nodes behind (lecture 15: node 4).
+#
 # SERVICES names the services beside the cluster the lecture needs (postgres,
 # connect, prometheus; none by default). A lecture that needs some sets it
 # after the include and calls `$(BREWSTAND) ensure $(SERVICES)` in its
@@ -49,3 +52,4 @@ check: ## grade your exercises: make check EX=NAME (each of the lecture's withou
 
 restore: ## resume paused and start stopped nodes of the stand that is up (after a drill or a Ctrl-C)
 	@$(BREWSTAND) up
+	$(if $(RESTORE),@$(RESTORE))

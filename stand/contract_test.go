@@ -199,3 +199,34 @@ func TestNativeConfigsHonourTheContract(t *testing.T) {
 		}
 	}
 }
+
+// Node 4 (lecture 15) is a broker only on 19096, finds the same three
+// controllers, and takes every setting of the course contract and the
+// authorizer from node 1, so that a partition moved onto it behaves the same.
+func TestNativeFourthNodeIsABrokerOfTheSameCluster(t *testing.T) {
+	one := loadProperties(t, "native/node1.properties")
+	four := loadProperties(t, "native/node4.properties")
+	for k, want := range map[string]string{
+		"process.roles":        "broker",
+		"node.id":              "4",
+		"listeners":            "CLIENT://127.0.0.1:19096,INTERNAL://127.0.0.1:29096",
+		"advertised.listeners": "CLIENT://127.0.0.1:19096,INTERNAL://127.0.0.1:29096",
+		"log.dirs":             ".stand/native/node4/data",
+	} {
+		if four[k] != want {
+			t.Errorf("node4.properties %s: got %q, want %q", k, four[k], want)
+		}
+	}
+	if got := stand.ClientPort(stand.Fourth); got != 19096 {
+		t.Errorf("ClientPort(4) = %d, want 19096 (DESIGN.md)", got)
+	}
+	for k, v := range one {
+		if strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "listener") || strings.Contains(k, "listeners") ||
+			k == "process.roles" || k == "node.id" || k == "log.dirs" {
+			continue
+		}
+		if four[k] != v {
+			t.Errorf("node4.properties %s: got %q, node 1 has %q", k, four[k], v)
+		}
+	}
+}

@@ -19,11 +19,13 @@ type Quorum struct {
 	LeaderEpoch   int32
 	HighWatermark int64
 	Voters        []Voter
+	Observers     []Voter // replicas that fetch the metadata log without a vote: brokers only, controllers not (yet) added
 }
 
 // Voter is one voter of the quorum.
 type Voter struct {
 	ID           int32
+	Directory    [16]byte // its metadata log directory's id (zero in a static quorum's answer: KIP-853)
 	LogEndOffset int64
 	LastFetch    time.Time // zero when unknown
 	LastCaughtUp time.Time // zero when unknown
@@ -65,13 +67,20 @@ func DescribeQuorum(ctx context.Context, cl *kgo.Client) (Quorum, error) {
 		return Quorum{}, fmt.Errorf("DescribeQuorum %s-0: %w", MetadataTopic, err)
 	}
 	q := Quorum{LeaderID: p.LeaderID, LeaderEpoch: p.LeaderEpoch, HighWatermark: p.HighWatermark}
-	for _, v := range p.CurrentVoters {
-		q.Voters = append(q.Voters, Voter{
+	replica := func(v kmsg.DescribeQuorumResponseTopicPartitionReplicaState) Voter {
+		return Voter{
 			ID:           v.ReplicaID,
+			Directory:    v.ReplicaDirectoryID,
 			LogEndOffset: v.LogEndOffset,
 			LastFetch:    millis(v.LastFetchTimestamp),
 			LastCaughtUp: millis(v.LastCaughtUpTimestamp),
-		})
+		}
+	}
+	for _, v := range p.CurrentVoters {
+		q.Voters = append(q.Voters, replica(v))
+	}
+	for _, v := range p.Observers {
+		q.Observers = append(q.Observers, replica(v))
 	}
 	return q, nil
 }

@@ -131,28 +131,50 @@ func (d *docker) start(ctx context.Context) error {
 func (d *docker) stop(ctx context.Context) error { return d.run(ctx, d.allProfiles("down")...) }
 
 func (d *docker) allProfiles(args ...string) []string {
-	return append(append([]string{"--profile", "ui"}, serviceProfiles()...), args...)
+	return append(append([]string{"--profile", "ui", "--profile", node4Profile}, serviceProfiles()...), args...)
+}
+
+// node4Profile is the compose profile of lecture 15's fourth node: compose
+// sees kafka-4 only with it, and `up -d` without it leaves kafka-4 alone.
+const node4Profile = "node4"
+
+// verb is a compose command on node n's service: with node 4's profile, so
+// that compose knows the service.
+func verb(n int, args ...string) []string {
+	if n == Fourth {
+		return append([]string{"--profile", node4Profile}, args...)
+	}
+	return args
 }
 
 func (d *docker) stopNode(ctx context.Context, n int, kill bool) error {
 	if kill {
-		return d.run(ctx, "kill", service(n))
+		return d.run(ctx, verb(n, "kill", service(n))...)
 	}
-	return d.run(ctx, "stop", service(n))
+	return d.run(ctx, verb(n, "stop", service(n))...)
 }
 
-func (d *docker) startNode(ctx context.Context, n int) error { return d.run(ctx, "start", service(n)) }
+// startNode starts node n's container; node 4's is created the first time
+// (up), the others exist since make up.
+func (d *docker) startNode(ctx context.Context, n int) error {
+	if n == Fourth {
+		return d.run(ctx, verb(n, "up", "-d", service(n))...)
+	}
+	return d.run(ctx, "start", service(n))
+}
 
-func (d *docker) pauseNode(ctx context.Context, n int) error { return d.run(ctx, "pause", service(n)) }
+func (d *docker) pauseNode(ctx context.Context, n int) error {
+	return d.run(ctx, verb(n, "pause", service(n))...)
+}
 
 func (d *docker) resumeNode(ctx context.Context, n int) error {
-	return d.run(ctx, "unpause", service(n))
+	return d.run(ctx, verb(n, "unpause", service(n))...)
 }
 
 func (d *docker) paused(n int) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := d.compose(ctx, "ps", "--status", "paused", "--services").Output()
+	out, err := d.compose(ctx, verb(n, "ps", "--status", "paused", "--services")...).Output()
 	return err == nil && slices.Contains(strings.Fields(string(out)), service(n))
 }
 
@@ -160,7 +182,7 @@ func (d *docker) running(n int) (bool, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// A paused container is still running: its process is there, frozen.
-	out, err := d.compose(ctx, "ps", "--status", "running", "--status", "paused", "--services").Output()
+	out, err := d.compose(ctx, verb(n, "ps", "--status", "running", "--status", "paused", "--services")...).Output()
 	if err != nil {
 		return false, ""
 	}
@@ -173,7 +195,7 @@ func (d *docker) running(n int) (bool, string) {
 }
 
 func (d *docker) logs(n int, w io.Writer) error {
-	cmd := d.compose(context.Background(), "logs", "--tail", "200", service(n))
+	cmd := d.compose(context.Background(), verb(n, "logs", "--tail", "200", service(n))...)
 	cmd.Stdout, cmd.Stderr = w, w
 	return cmd.Run()
 }

@@ -42,8 +42,28 @@ func TestDockerDownTakesTheUIProfile(t *testing.T) {
 	d.runFn = record
 	require.NoError(t, d.stop(context.Background()))
 	require.NoError(t, d.reset(context.Background()))
-	profiles := []string{"--profile", "ui", "--profile", "postgres", "--profile", "prometheus", "--profile", "connect"}
+	profiles := []string{"--profile", "ui", "--profile", "node4", "--profile", "postgres", "--profile", "prometheus", "--profile", "connect"}
 	require.Equal(t, [][]string{append(profiles, "down"), append(slices.Clone(profiles), "down", "-v")}, got)
+}
+
+// Node 4 (lecture 15) is a service of its own profile: compose creates it
+// on its first start and knows it only with the profile; nodes 1-3 are
+// started and stopped as they were.
+func TestDockerFourthNodeTakesItsProfile(t *testing.T) {
+	var got [][]string
+	d := &docker{s: &Stand{Root: "/repo"}}
+	d.runFn = func(_ context.Context, args ...string) error { got = append(got, args); return nil }
+	ctx := context.Background()
+	require.NoError(t, d.startNode(ctx, 4))
+	require.NoError(t, d.stopNode(ctx, 4, false))
+	require.NoError(t, d.stopNode(ctx, 4, true))
+	require.NoError(t, d.startNode(ctx, 2))
+	require.Equal(t, [][]string{
+		{"--profile", "node4", "up", "-d", "kafka-4"},
+		{"--profile", "node4", "stop", "kafka-4"},
+		{"--profile", "node4", "kill", "kafka-4"},
+		{"start", "kafka-2"},
+	}, got)
 }
 
 func TestAutoNeedsComposeV2ForDocker(t *testing.T) {

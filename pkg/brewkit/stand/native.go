@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -157,12 +158,12 @@ func (d *native) startNode(ctx context.Context, n int) error {
 // run through d.java beside them would try to bind a node's metrics port,
 // and a JVM whose agent fails does not start.
 func (d *native) nodeCmd(n int, agent string) *exec.Cmd {
+	args := []string{"-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true"}
+	if n != Fourth { // lecture 15's fourth node serves no metrics: Prometheus scrapes three
+		args = append(args, javaAgent(agent, metricsAddr(n), d.s.MetricsConfig()))
+	}
 	// The JVM must outlive ctx and this process: no CommandContext here.
-	return d.java(context.Background(), serverLog4j, d.logDir(n),
-		"-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-		"-Djava.awt.headless=true",
-		javaAgent(agent, metricsAddr(n), d.s.MetricsConfig()),
-		"kafka.Kafka", d.config(n))
+	return d.java(context.Background(), serverLog4j, d.logDir(n), append(args, "kafka.Kafka", d.config(n))...)
 }
 
 func (d *native) pauseFile(n int) string { return d.s.state(fmt.Sprintf("native-%d.paused", n)) }
@@ -221,12 +222,13 @@ func (d *native) stopNode(_ context.Context, n int, kill bool) error {
 
 func (d *native) stop(ctx context.Context) error {
 	// SIGTERM to all at once: each node shuts down while the others still form a quorum.
-	for _, n := range Nodes {
+	all := append(slices.Clone(Nodes), Fourth)
+	for _, n := range all {
 		if pid, ok := livePid(d.pidFile(n), d.marker(n)); ok {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		}
 	}
-	for _, n := range Nodes {
+	for _, n := range all {
 		if err := d.stopNode(ctx, n, false); err != nil {
 			return err
 		}
@@ -245,7 +247,7 @@ func (d *native) logs(n int, w io.Writer) error {
 }
 
 func (d *native) reset(context.Context) error {
-	for _, n := range Nodes {
+	for _, n := range append(slices.Clone(Nodes), Fourth) {
 		if err := os.RemoveAll(d.nodeDir(n)); err != nil {
 			return err
 		}

@@ -44,8 +44,20 @@ const (
 // Nodes are the course cluster's node ids.
 var Nodes = []int{1, 2, 3}
 
-// ClientPort is node n's client port on 127.0.0.1.
-func ClientPort(n int) int { return 19091 + n }
+// Fourth is the node lecture 15 adds when Brew opens more shops: a broker
+// only, on the native and docker stands, started and stopped like the
+// others (make start-node N=4) but never by make up. Its data stays until
+// make reset, or until lecture 15's restore removes it.
+const Fourth = 4
+
+// ClientPort is node n's client port on 127.0.0.1 (node 4's is 19096:
+// 19095 is the embedded stand's control port).
+func ClientPort(n int) int {
+	if n == Fourth {
+		return 19096
+	}
+	return 19091 + n
+}
 
 // ControlAddr is where the embedded stand listens for stop-node and start-node.
 const ControlAddr = "127.0.0.1:19095"
@@ -156,10 +168,14 @@ func (s *Stand) driver(f Flavor) (driver, error) {
 
 // node checks that n is a node of the cluster and returns the stand that is up.
 func (s *Stand) node(n int) (Flavor, driver, error) {
-	if !slices.Contains(Nodes, n) {
-		return "", nil, fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3", n)
+	if !slices.Contains(Nodes, n) && n != Fourth {
+		return "", nil, fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3 (and 4, lecture 15's broker)", n)
 	}
-	return s.current()
+	f, d, err := s.current()
+	if err == nil && n == Fourth && f == Embedded {
+		return f, d, errors.New("node 4 runs on the real stands only (native, docker): the embedded simulation has three brokers")
+	}
+	return f, d, err
 }
 
 func (s *Stand) current() (Flavor, driver, error) {
@@ -433,19 +449,20 @@ var tools = map[string]struct {
 	class     string
 	bootstrap bool
 }{
-	"kafka-metadata-quorum":  {"org.apache.kafka.tools.MetadataQuorumCommand", true},
-	"kafka-topics":           {"org.apache.kafka.tools.TopicCommand", true},
-	"kafka-consumer-groups":  {"org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", true},
-	"kafka-console-producer": {"org.apache.kafka.tools.ConsoleProducer", true},
-	"kafka-console-consumer": {"org.apache.kafka.tools.consumer.ConsoleConsumer", true},
-	"kafka-get-offsets":      {"org.apache.kafka.tools.GetOffsetShell", true},
-	"kafka-leader-election":  {"org.apache.kafka.tools.LeaderElectionCommand", true},
-	"kafka-dump-log":         {"kafka.tools.DumpLogSegments", false},
-	"kafka-transactions":     {"org.apache.kafka.tools.TransactionsCommand", true},
-	"kafka-share-groups":     {"org.apache.kafka.tools.consumer.group.ShareGroupCommand", true},
-	"kafka-features":         {"org.apache.kafka.tools.FeatureCommand", true},
-	"kafka-configs":          {"org.apache.kafka.tools.ConfigCommand", true},
-	"kafka-acls":             {"org.apache.kafka.tools.AclCommand", true},
+	"kafka-metadata-quorum":     {"org.apache.kafka.tools.MetadataQuorumCommand", true},
+	"kafka-topics":              {"org.apache.kafka.tools.TopicCommand", true},
+	"kafka-consumer-groups":     {"org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", true},
+	"kafka-console-producer":    {"org.apache.kafka.tools.ConsoleProducer", true},
+	"kafka-console-consumer":    {"org.apache.kafka.tools.consumer.ConsoleConsumer", true},
+	"kafka-get-offsets":         {"org.apache.kafka.tools.GetOffsetShell", true},
+	"kafka-leader-election":     {"org.apache.kafka.tools.LeaderElectionCommand", true},
+	"kafka-dump-log":            {"kafka.tools.DumpLogSegments", false},
+	"kafka-transactions":        {"org.apache.kafka.tools.TransactionsCommand", true},
+	"kafka-share-groups":        {"org.apache.kafka.tools.consumer.group.ShareGroupCommand", true},
+	"kafka-features":            {"org.apache.kafka.tools.FeatureCommand", true},
+	"kafka-configs":             {"org.apache.kafka.tools.ConfigCommand", true},
+	"kafka-acls":                {"org.apache.kafka.tools.AclCommand", true},
+	"kafka-reassign-partitions": {"org.apache.kafka.tools.reassign.ReassignPartitionsCommand", true},
 }
 
 // A Tool is one of Kafka's command-line tools the stand runs.

@@ -89,7 +89,13 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 		}
 		st.Quorum = err.Error()
 	}
-	for _, n := range Nodes {
+	nodes := Nodes
+	if f != Embedded { // lecture 15's fourth node, while it runs or is still a broker of the cluster
+		if up, _ := d.running(Fourth); up || slices.Contains(brokers, int32(Fourth)) {
+			nodes = append(slices.Clone(Nodes), Fourth)
+		}
+	}
+	for _, n := range nodes {
 		up, detail := d.running(n)
 		ns := NodeStatus{
 			ID:         n,

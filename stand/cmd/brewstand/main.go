@@ -30,7 +30,7 @@ verbs:
   down                                      stop the services beside the cluster, then the cluster (data is kept)
   status                                    flavor, each node's process, the quorum leader, the services
   stop-node [-kill] N                       stop node N (SIGTERM; -kill for SIGKILL)
-  start-node N                              start node N again on its data
+  start-node N                              start node N again on its data (N=4: lecture 15's fourth node, a broker)
   pause-node N                              freeze node N (SIGSTOP; docker pause; simulated on embedded)
   resume-node N                             let a paused node N go on
   logs [N]                                  the recent log of node N (default 1)
@@ -368,11 +368,11 @@ func leader(ctx context.Context, out io.Writer) error {
 
 func nodeArg(args []string) (int, error) {
 	if len(args) != 1 {
-		return 0, fmt.Errorf("name one node: 1, 2 or 3 (make ... N=2)")
+		return 0, fmt.Errorf("name one node: 1, 2 or 3, or 4 (lecture 15's broker) (make ... N=2)")
 	}
 	n, err := strconv.Atoi(args[0])
-	if err != nil || n < 1 || n > 3 {
-		return 0, fmt.Errorf("node %q: the nodes are 1, 2 and 3", args[0])
+	if err != nil || n < 1 || n > 4 {
+		return 0, fmt.Errorf("node %q: the nodes are 1, 2 and 3, and 4 (lecture 15's broker, native and docker only)", args[0])
 	}
 	return n, nil
 }
