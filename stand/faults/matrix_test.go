@@ -183,6 +183,17 @@ var programs = []program{
 	{dir: "lectures/14-stream-processing/cmd/analytics", args: []string{"-in", "brew.orders.v1", "-changelog", "brew.fm.stream-changelog", "-out", "brew.fm.stream-revenue", "-group", "brew.fm.stream", "-dir", "", "-idle", "2s"}, uses: admin | writes | reads},
 	{dir: "lectures/14-stream-processing/cmd/recount", args: []string{"-in", "brew.orders.v1", "-changelog", "brew.fm.stream-changelog"}, uses: admin | reads},
 
+	{dir: "lectures/15-operations/cmd/features", uses: admin, answers: map[string]outcome{
+		// ApiVersions, which carries the features, needs no permission:
+		// only the validate-only downgrade would be refused, and it is
+		// one line of the report.
+		"not allowed": {0, []string{"features, as each node answers ApiVersions"}},
+	}},
+	{dir: "lectures/15-operations/cmd/quorum", uses: admin},
+	{dir: "lectures/15-operations/cmd/partition-count", args: []string{"-duration", "1s", "-max-records", "2000"}, uses: admin | writes | reads},
+	{dir: "lectures/15-operations/cmd/scale-out", uses: stand},
+	{dir: "lectures/15-operations/cmd/restore", uses: stand},
+
 	{dir: "stand/cmd/brewstand", args: []string{"stop-node", "2"}, uses: stand},
 	{dir: "stand/cmd/dashboard", args: []string{"-once"}, uses: admin},
 	{dir: "stand/cmd/tour", args: []string{"."}, offline: &outcome{2, []string{"lecture folder"}}},
