@@ -2,6 +2,7 @@ package quorum_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -43,4 +44,61 @@ func TestStaticQuorumRefusesVoterChangesReadme(t *testing.T) {
 	var b strings.Builder
 	res.Print(&b)
 	brewtest.MatchesReadme(t, "../README.md", "quorum", b.String())
+}
+
+// On a lab cluster of its own, a dynamic quorum (kraft.version 1) takes
+// controller 4 as a voter and lets controller 1 go, with a leader
+// throughout and a witness losing and duplicating nothing; Kafka's
+// kafka-metadata-quorum sees the same voters at the end. make quorum-dynamic
+// prints what the README shows. (Alone: four more JVMs on the machine.)
+func TestDynamicQuorumReadmeAlone(t *testing.T) {
+	env := brewtest.Cluster(t)
+	env.RequireReal(t)
+	env.Exclusive(t)
+	s := env.Stand(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var tool string
+	inspect := func(ctx context.Context, bootstrap string) error {
+		cmd, err := s.JavaClass(ctx, "org.apache.kafka.tools.MetadataQuorumCommand", "--bootstrap-server", bootstrap, "describe", "--status")
+		if err != nil {
+			return err
+		}
+		out, err := cmd.CombinedOutput()
+		tool = string(out)
+		return err
+	}
+	res, err := quorum.RunDynamic(ctx, s, 100, inspect, func(line string) { t.Log(line) })
+	require.NoError(t, err, "kafka-metadata-quorum said:\n%s", tool)
+	var b strings.Builder
+	res.Print(&b)
+	t.Log("\n" + b.String())
+
+	want := []struct {
+		voters    []int32
+		observers []int32
+	}{{[]int32{1, 2, 3}, nil}, {[]int32{1, 2, 3}, []int32{4}}, {[]int32{1, 2, 3, 4}, nil}, {[]int32{2, 3, 4}, []int32{1}}}
+	require.Len(t, res.Steps, len(want))
+	for i, w := range want {
+		st := res.Steps[i]
+		require.Equal(t, w.voters, st.Voters, "%s: voters", st.Name)
+		require.Equal(t, w.observers, st.Observers, "%s: observers", st.Name)
+		require.Equal(t, int16(1), st.KRaft, "%s: kraft.version", st.Name)
+		require.Contains(t, st.Voters, st.Leader, "%s: a voter leads", st.Name)
+	}
+	require.Positive(t, res.Polls)
+	require.Less(t, res.LongestLeaderless, 10*time.Second, "a leader throughout, or elected again within seconds")
+	require.True(t, res.Witness.OK(), "witness: %s", res.Witness)
+	require.Zero(t, res.Witness.Failed, "witness: %s", res.Witness)
+	require.Positive(t, res.Witness.Read)
+
+	// kafka-metadata-quorum: "CurrentVoters: [{"id": 2, ...}, ...]"
+	line := regexp.MustCompile(`(?m)^CurrentVoters:\s+(.*)$`).FindStringSubmatch(tool)
+	require.NotNil(t, line, "no CurrentVoters in:\n%s", tool)
+	var ids []string
+	for _, m := range regexp.MustCompile(`"id":\s*(\d+)`).FindAllStringSubmatch(line[1], -1) {
+		ids = append(ids, m[1])
+	}
+	require.Equal(t, []string{"2", "3", "4"}, ids, "kafka-metadata-quorum's voters")
+	brewtest.MatchesReadme(t, "../README.md", "quorum-dynamic", b.String())
 }
