@@ -41,8 +41,11 @@ type Lab struct {
 	cluster string
 	dirs    map[int32]string // each node's metadata log directory id
 	procs   map[int32]*proc
-	java    func(ctx context.Context, class string, args ...string) (*exec.Cmd, error)
+	java    func(ctx context.Context, version, class string, args ...string) (*exec.Cmd, error)
 	Voters  []int32 // the nodes formatted as the first voters (broker + controller)
+	// Version is the Kafka release each node runs (stand.KafkaVersion
+	// unless set before Format or Start).
+	Version map[int32]string
 	Say     func(string)
 }
 
@@ -81,7 +84,7 @@ func New(ctx context.Context, s *stand.Stand, voters int, say func(string)) (*La
 	if err != nil {
 		return nil, err
 	}
-	l := &Lab{dir: dir, cluster: uuid(), dirs: map[int32]string{}, procs: map[int32]*proc{}, java: s.JavaClass, Say: say}
+	l := &Lab{dir: dir, cluster: uuid(), dirs: map[int32]string{}, procs: map[int32]*proc{}, java: s.JavaRelease, Version: map[int32]string{}, Say: say}
 	for n := int32(1); n <= int32(voters); n++ {
 		l.Voters = append(l.Voters, n)
 	}
@@ -95,6 +98,14 @@ func (l *Lab) Config() brewkit.Config {
 		seeds = append(seeds, Addr(n))
 	}
 	return brewkit.Config{Brokers: seeds, Timeout: 30 * time.Second}
+}
+
+// version is the release node n runs.
+func (l *Lab) version(n int32) string {
+	if v := l.Version[n]; v != "" {
+		return v
+	}
+	return stand.KafkaVersion
 }
 
 // Directory is node n's metadata log directory id, as formatted.
@@ -178,7 +189,7 @@ func (l *Lab) Format(ctx context.Context, n int32) error {
 	} else {
 		args = append(args, "--no-initial-controllers")
 	}
-	cmd, err := l.java(ctx, "kafka.tools.StorageTool", args...)
+	cmd, err := l.java(ctx, l.version(n), "kafka.tools.StorageTool", args...)
 	if err != nil {
 		return err
 	}
@@ -205,15 +216,17 @@ func (l *Lab) FormatVoters(ctx context.Context) error {
 // Start starts node n's JVM, its output in the lab's folder. The JVM lives
 // until Stop or Close (or ctx).
 func (l *Lab) Start(ctx context.Context, n int32) error {
-	cmd, err := l.java(ctx, "kafka.Kafka", filepath.Join(l.dir, fmt.Sprintf("node%d.properties", n)))
+	cmd, err := l.java(ctx, l.version(n), "kafka.Kafka", filepath.Join(l.dir, fmt.Sprintf("node%d.properties", n)))
 	if err != nil {
 		return err
 	}
-	out, err := os.Create(filepath.Join(l.dir, fmt.Sprintf("node%d.log", n)))
+	out, err := os.OpenFile(filepath.Join(l.dir, fmt.Sprintf("node%d.log", n)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = out, out
+	// A node of the stand's size: the machine also runs the stand's three.
+	cmd.Env = append(os.Environ(), "JAVA_TOOL_OPTIONS=-Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the program, which stops the lab
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second
@@ -254,6 +267,19 @@ func (l *Lab) Log(n int32) string {
 	return strings.Join(lines[max(0, len(lines)-15):], "\n")
 }
 
+// why names a node of nodes that has exited, with its log, or shows the
+// first node's log.
+func (l *Lab) why(nodes []int32) string {
+	for n, p := range l.procs {
+		select {
+		case <-p.done:
+			return fmt.Sprintf("node %d exited (%v); its log ends:\n%s", n, p.cmd.ProcessState, l.Log(n))
+		default:
+		}
+	}
+	return fmt.Sprintf("node %d's log ends:\n%s", nodes[0], l.Log(nodes[0]))
+}
+
 // Close stops every node and deletes the lab's folder.
 func (l *Lab) Close() {
 	for n := range l.procs {
@@ -264,18 +290,31 @@ func (l *Lab) Close() {
 
 // WaitBrokers waits until the first voters are registered brokers.
 func (l *Lab) WaitBrokers(ctx context.Context, limit time.Duration) error {
+	return l.WaitBroker(ctx, limit, l.Voters...)
+}
+
+// WaitBroker waits until nodes are registered, unfenced brokers.
+func (l *Lab) WaitBroker(ctx context.Context, limit time.Duration, nodes ...int32) error {
 	cl, err := brewkit.NewClient(l.Config())
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	err = brewkit.WaitFor(ctx, limit, 500*time.Millisecond, func() bool {
+	err = brewkit.WaitFor(ctx, limit, 250*time.Millisecond, func() bool {
 		bs, err := adm.ListBrokers(ctx)
-		return err == nil && len(bs) == len(l.Voters)
+		if err != nil {
+			return false
+		}
+		for _, n := range nodes {
+			if !slices.Contains(bs.NodeIDs(), n) {
+				return false
+			}
+		}
+		return true
 	})
 	if err != nil {
-		return fmt.Errorf("the lab's brokers did not register within %s; node 1's log ends:\n%s", limit, l.Log(1))
+		return fmt.Errorf("lab nodes %v did not register as brokers within %s; %s", nodes, limit, l.why(nodes))
 	}
 	return nil
 }

@@ -325,3 +325,67 @@ func (s *Stand) FetchJars(ctx context.Context) (string, error) {
 	}
 	return d.lib(), nil
 }
+
+// ReleaseJars makes sure Kafka version's jars are in
+// .stand/native/kafka-VERSION (Maven fetches them once, as for the course's
+// own release) and returns that folder: lecture 15's lab runs the previous
+// release beside the course's to roll it forward.
+func (s *Stand) ReleaseJars(ctx context.Context, version string) (string, error) {
+	if version == KafkaVersion {
+		return s.FetchJars(ctx)
+	}
+	lib := s.state("native", "kafka-"+version)
+	if isFile(filepath.Join(lib, "kafka_2.13-"+version+".jar")) {
+		return lib, nil
+	}
+	pom := filepath.Join(s.Root, "stand", "native", "pom.xml")
+	if !isFile(pom) {
+		return "", fmt.Errorf("the Kafka %s jars are not in %s and there is no %s to fetch them with: run this in the course's checkout", version, lib, pom)
+	}
+	if err := javaAndMaven(ctx); err != nil {
+		return "", err
+	}
+	rel, _ := filepath.Rel(s.Root, lib)
+	s.say("stand: downloading the Kafka %s jars from Maven Central into %s (once)...", version, rel)
+	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-f", pom,
+		"-Dkafka.version="+version, "-Dlib.dir="+lib, "dependency:copy-dependencies")
+	cmd.Dir = s.Root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("maven could not fetch the Kafka %s jars (%v): %s", version, err, firstLine(out))
+	}
+	if !isFile(filepath.Join(lib, "kafka_2.13-"+version+".jar")) {
+		return "", fmt.Errorf("maven finished but kafka_2.13-%s.jar is not in %s", version, lib)
+	}
+	return lib, nil
+}
+
+// JavaRelease is JavaClass on the jars of Kafka version (ReleaseJars fetches
+// them first).
+func (s *Stand) JavaRelease(ctx context.Context, version, class string, args ...string) (*exec.Cmd, error) {
+	lib, err := s.ReleaseJars(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, javaBin(), append([]string{
+		"-cp", filepath.Join(lib, "*"),
+		"-Dlog4j2.configurationFile=" + filepath.Join(s.Root, "stand", "native", toolsLog4j),
+		"-Dkafka.logs.dir=" + os.TempDir(),
+		class,
+	}, args...)...)
+	cmd.Dir = s.Root
+	return cmd, nil
+}
+
+// firstLine is the first line of a tool's output with text in it, without
+// the terminal's colour codes: an error's one line.
+func firstLine(out []byte) string {
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(ansi.ReplaceAllString(l, ""))
+		if l != "" {
+			return l
+		}
+	}
+	return "no output"
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
