@@ -42,6 +42,9 @@ func TestOneKafkaVersion(t *testing.T) {
 		checked++
 		for i, line := range bytes.Split(b, []byte("\n")) {
 			for _, m := range releaseMentions.FindAllSubmatch(line, -1) {
+				if string(m[1]) == stand.PreviousVersion && bytes.HasPrefix(name, []byte("lectures/15-operations/")) {
+					continue // where lecture 15's rolling upgrade starts
+				}
 				if string(m[1]) != stand.KafkaVersion {
 					t.Errorf("%s:%d names Kafka %s, the course runs %s (pkg/brewkit/stand/version.go): %s",
 						name, i+1, m[1], stand.KafkaVersion, bytes.TrimSpace(line))

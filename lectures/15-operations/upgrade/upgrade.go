@@ -32,7 +32,7 @@ import (
 )
 
 // From is the release the lab starts on: the minor before the course's.
-const From = "4.3.1"
+const From = stand.PreviousVersion
 
 // To is the course's release.
 const To = stand.KafkaVersion

@@ -11,6 +11,12 @@ import "strings"
 // line (then re-measure what the READMEs quote).
 const KafkaVersion = "4.4.0"
 
+// PreviousVersion is the release lecture 15's rolling upgrade starts from
+// (the minor before KafkaVersion, on a lab cluster of its own): the one
+// other release the course names, and only in lecture 15
+// (TestOneKafkaVersion). Moving the course to another release moves it too.
+const PreviousVersion = "4.3.1"
+
 // KafkaMinor is KafkaVersion without its patch number ("4.4"): what the
 // lectures say when they name the release ("Kafka 4.4 ...").
 var KafkaMinor = KafkaVersion[:strings.LastIndex(KafkaVersion, ".")]
