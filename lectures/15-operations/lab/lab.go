@@ -29,10 +29,13 @@ import (
 
 // The lab's ports, none of them the stand's: node n's clients on
 // ClientBase+n, replication on 29300+n, its controller on ControllerBase+n.
+// All lie below 32768: Linux takes the local ports of outgoing connections
+// (and docker its published ports) from 32768-60999, and one of those may
+// take a port while its node restarts (a CI run here lost a node that way).
 const (
 	ClientBase     = 19300
 	internalBase   = 29300
-	ControllerBase = 39300
+	ControllerBase = 19310
 )
 
 // Lab is a running lab cluster.
@@ -280,10 +283,14 @@ func (l *Lab) why(nodes []int32) string {
 	return fmt.Sprintf("node %d's log ends:\n%s", nodes[0], l.Log(nodes[0]))
 }
 
-// Close stops every node and deletes the lab's folder.
+// Close kills every node and deletes the lab's folder.
 func (l *Lab) Close() {
-	for n := range l.procs {
-		l.Stop(n)
+	// The lab and its data go away: no node needs a controlled shutdown
+	// (stopped one by one, the last ones wait for a quorum already gone).
+	for n, p := range l.procs {
+		p.cmd.Process.Kill() //nolint:errcheck // it may have ended
+		<-p.done
+		delete(l.procs, n)
 	}
 	os.RemoveAll(l.dir) //nolint:errcheck // a temporary folder
 }

@@ -72,10 +72,28 @@ func Run(ctx context.Context, cfg brewkit.Config) (Result, error) {
 	if res.Dynamic {
 		return res, nil // asking would change the quorum
 	}
-	res.AddAnswer = answer(addVoter(ctx, cl))
-	res.RemoveAsked = res.Quorum.Voters[len(res.Quorum.Voters)-1].ID
-	res.RemoveAnswer = answer(removeVoter(ctx, cl, res.Quorum.Voters[len(res.Quorum.Voters)-1]))
+	res.AddAnswer = answer(untilSettled(ctx, func() error { return addVoter(ctx, cl) }))
+	last := res.Quorum.Voters[len(res.Quorum.Voters)-1]
+	res.RemoveAsked = last.ID
+	res.RemoveAnswer = answer(untilSettled(ctx, func() error { return removeVoter(ctx, cl, last) }))
 	return res, nil
+}
+
+// untilSettled asks again, for at most 15 s, while the answer is one a
+// quorum gives while it settles (just after the stand starts, a broker may
+// forward the request to a controller that has just lost the leadership:
+// NOT_LEADER_FOR_PARTITION), so that the answer shown is the quorum's own.
+func untilSettled(ctx context.Context, ask func() error) error {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		err := ask()
+		if !kerr.IsRetriable(err) || time.Now().After(deadline) {
+			return err
+		}
+		if serr := brewkit.Sleep(ctx, 500*time.Millisecond); serr != nil {
+			return err
+		}
+	}
 }
 
 // addVoter asks the quorum to take node 4 as a voter on 127.0.0.1:39096,

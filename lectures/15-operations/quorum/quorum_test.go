@@ -58,7 +58,7 @@ func TestDynamicQuorumReadmeAlone(t *testing.T) {
 	env.Exclusive(t)
 	skipBesideDocker(t, env)
 	s := env.Stand(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	var tool string
 	inspect := func(ctx context.Context, bootstrap string) error {

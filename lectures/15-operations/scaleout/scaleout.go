@@ -230,7 +230,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes, c Config, say fun
 	if err := electPreferred(ctx, adm, res.Topic); err != nil {
 		return res, err
 	}
-	if res.After, err = assignment(ctx, adm, res.Topic); err != nil {
+	if res.After, err = settled(ctx, adm, res.Topic, res.Target); err != nil {
 		return res, err
 	}
 	if res.Leaders, res.ISRFull, err = leadersAndISR(ctx, adm, res.Topic); err != nil {
@@ -253,7 +253,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes, c Config, say fun
 			return res, err
 		}
 		res.DrainTook = time.Since(start)
-		back, err := assignment(ctx, adm, res.Topic)
+		back, err := settled(ctx, adm, res.Topic, res.Before)
 		if err != nil {
 			return res, err
 		}
@@ -368,21 +368,53 @@ func assignment(ctx context.Context, adm *kadm.Client, topic string) (Assignment
 	return a, nil
 }
 
-func leadersAndISR(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int32, bool, error) {
-	td, err := adm.ListTopics(ctx, topic)
+// settled reads the topic's assignment once the metadata shows want. The
+// controller ends a reassignment first; each broker learns of it from the
+// metadata log a moment later, and a Metadata request may reach one that
+// has not yet. After 30 s it returns what it reads, for the caller to judge.
+func settled(ctx context.Context, adm *kadm.Client, topic string, want Assignment) (Assignment, error) {
+	var a Assignment
+	var err error
+	_ = brewkit.WaitFor(ctx, 30*time.Second, 100*time.Millisecond, func() bool {
+		a, err = assignment(ctx, adm, topic)
+		return err == nil && a.String() == want.String()
+	})
 	if err == nil {
-		err = td.Error()
+		err = ctx.Err()
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("describing %s: %w", topic, err)
+	return a, err
+}
+
+// leadersAndISR reads each partition's leader and whether every ISR is
+// full, once the metadata shows the preferred leaders elected and the ISRs
+// full (as settled: at most 30 s, then what it reads).
+func leadersAndISR(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int32, bool, error) {
+	var leaders map[int32]int32
+	var full bool
+	var err error
+	_ = brewkit.WaitFor(ctx, 30*time.Second, 100*time.Millisecond, func() bool {
+		var td kadm.TopicDetails
+		if td, err = adm.ListTopics(ctx, topic); err == nil {
+			err = td.Error()
+		}
+		if err != nil {
+			err = fmt.Errorf("describing %s: %w", topic, err)
+			return false
+		}
+		preferred := true
+		leaders, full = map[int32]int32{}, true
+		for p, pd := range td[topic].Partitions {
+			leaders[p] = pd.Leader
+			preferred = preferred && len(pd.Replicas) > 0 && pd.Leader == pd.Replicas[0]
+			a, b := slices.Sorted(slices.Values(pd.Replicas)), slices.Sorted(slices.Values(pd.ISR))
+			full = full && slices.Equal(a, b)
+		}
+		return preferred && full
+	})
+	if err == nil {
+		err = ctx.Err()
 	}
-	leaders, full := map[int32]int32{}, true
-	for p, pd := range td[topic].Partitions {
-		leaders[p] = pd.Leader
-		a, b := slices.Sorted(slices.Values(pd.Replicas)), slices.Sorted(slices.Values(pd.ISR))
-		full = full && slices.Equal(a, b)
-	}
-	return leaders, full, nil
+	return leaders, full, err
 }
 
 // setThrottles does what kafka-reassign-partitions --throttle does: a rate

@@ -28,7 +28,7 @@ a static quorum the cluster's answer to AddRaftVoter and RemoveRaftVoter
 (a refusal: nothing changes). On a dynamic quorum it asks nothing.
 
 With -dynamic it leaves the stand alone and starts a lab cluster of its own
-(nodes 1-3 on 127.0.0.1:19301-19303, controllers on 39301-39304, data in a
+(nodes 1-3 on 127.0.0.1:19301-19303, controllers on 19311-19314, data in a
 temporary folder) whose quorum is dynamic, adds controller 4 with
 AddRaftVoter and removes controller 1 with RemoveRaftVoter while a witness
 writes and reads orders, then stops the lab.

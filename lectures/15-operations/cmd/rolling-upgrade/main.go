@@ -24,7 +24,7 @@ func main() {
 		fmt.Fprintf(flag.CommandLine.Output(), `usage: rolling-upgrade [-rate 100] [-json]
 
 Starts a lab cluster of its own beside the stand (nodes 1-3 on
-127.0.0.1:19301-19303, controllers on 39301-39303, data in a temporary
+127.0.0.1:19301-19303, controllers on 19311-19313, data in a temporary
 folder) on Kafka %s, rolls it to %s one node at a time under a witness,
 finalizes metadata.version with UpdateFeatures and asks, validate only, to
 go back. Java runs the nodes; Maven fetches the %s jars once. About two
