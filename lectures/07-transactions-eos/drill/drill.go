@@ -7,16 +7,12 @@
 package drill
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -112,7 +108,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		args = append(args, "-no-eos")
 	}
 	for i, p := range Plan(c.Seed, c.Crashes) {
-		died, err := kitchenRun(ctx, cfg, c.Kitchen, say, append(slices.Clone(args), "-crash-after", strconv.Itoa(p.After), "-crash-at", string(p.At))...)
+		died, err := brewkit.RunChild(ctx, cfg, "the kitchen", c.Kitchen, say, append(slices.Clone(args), "-crash-after", strconv.Itoa(p.After), "-crash-at", string(p.At))...)
 		if err != nil {
 			return res, err
 		}
@@ -124,68 +120,12 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		}
 		say(fmt.Sprintf("%s: crash %d/%d: after %d orders at %q: %s", res.Mode, i+1, c.Crashes, p.After, p.At, what))
 	}
-	if _, err := kitchenRun(ctx, cfg, c.Kitchen, say, args...); err != nil {
+	if _, err := brewkit.RunChild(ctx, cfg, "the kitchen", c.Kitchen, say, args...); err != nil {
 		return res, err
 	}
 	say(fmt.Sprintf("%s: a last run finished the orders; verifying", res.Mode))
 	res.Report, err = kitchen.Verify(ctx, cfg, res.In, res.Out)
 	return res, err
-}
-
-// kitchenRun runs the kitchen to its end, its stdout lines handed to say;
-// died says it ended by SIGKILL. When it fails, its error is the kitchen's
-// own line ("kitchen: ..."), not that line and "exit status 1" after it.
-func kitchenRun(ctx context.Context, cfg brewkit.Config, command []string, say func(string), args ...string) (died bool, err error) {
-	cmd := brewkit.Command(ctx, cfg, command, args...)
-	out := &lines{say: say}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &stderr
-	err = cmd.Run()
-	out.flush()
-	switch {
-	case brewkit.Crashed(err):
-		died = true
-	case err != nil:
-		return false, processError(err, stderr.Bytes())
-	}
-	os.Stderr.Write(stderr.Bytes()) //nolint:errcheck // nothing, as a rule
-	return died, nil
-}
-
-// processError is the error of a kitchen that ended with waitErr: its one
-// line on stderr, as it is; else what it wrote, and waitErr.
-func processError(waitErr error, stderr []byte) error {
-	if msg := strings.TrimSpace(string(stderr)); msg != "" && !strings.Contains(msg, "\n") {
-		return errors.New(msg)
-	}
-	os.Stderr.Write(stderr) //nolint:errcheck // best effort
-	return fmt.Errorf("the kitchen failed: %w", waitErr)
-}
-
-// lines hands each line written to it to say.
-type lines struct {
-	say func(string)
-	buf []byte
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		l.say(string(l.buf[:i]))
-		l.buf = l.buf[i+1:]
-	}
-}
-
-// flush hands over a last line with no newline.
-func (l *lines) flush() {
-	if len(l.buf) > 0 {
-		l.say(string(l.buf))
-		l.buf = nil
-	}
 }
 
 // Print writes the crash points and the verdict.

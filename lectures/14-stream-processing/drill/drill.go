@@ -9,15 +9,12 @@
 package drill
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -127,7 +124,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (r
 		args = append(args, "-no-eos")
 	}
 	for i, p := range Plan(c.Seed, c.Crashes) {
-		died, err := serviceRun(ctx, cfg, c.Service, say, append(args, "-crash-after", strconv.Itoa(p.After), "-crash-at", string(p.At))...)
+		died, err := brewkit.RunChild(ctx, cfg, "the analytics service", c.Service, say, append(args, "-crash-after", strconv.Itoa(p.After), "-crash-at", string(p.At))...)
 		if err != nil {
 			return res, err
 		}
@@ -145,7 +142,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (r
 		}
 		say(fmt.Sprintf("%s: crash %d/%d: %d orders in, at %q: %s", res.Mode, i+1, c.Crashes, p.After, p.At, what))
 	}
-	if _, err := serviceRun(ctx, cfg, c.Service, say, args...); err != nil {
+	if _, err := brewkit.RunChild(ctx, cfg, "the analytics service", c.Service, say, args...); err != nil {
 		return res, err
 	}
 	say(fmt.Sprintf("%s: a last run finished the orders; recounting", res.Mode))
@@ -165,53 +162,6 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (r
 		res.Counted += p.Counts.Records
 	}
 	return res, nil
-}
-
-// serviceRun runs the service to its end, its stdout lines handed to say;
-// died says it ended by SIGKILL. When it fails, its error is its own line.
-func serviceRun(ctx context.Context, cfg brewkit.Config, command []string, say func(string), args ...string) (died bool, err error) {
-	cmd := brewkit.Command(ctx, cfg, command, args...)
-	out := &lines{say: say}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &stderr
-	err = cmd.Run()
-	out.flush()
-	switch {
-	case brewkit.Crashed(err):
-		return true, nil
-	case err != nil:
-		if msg := strings.TrimSpace(stderr.String()); msg != "" && !strings.Contains(msg, "\n") {
-			return false, errors.New(msg)
-		}
-		os.Stderr.Write(stderr.Bytes()) //nolint:errcheck // best effort
-		return false, fmt.Errorf("the analytics service failed: %w", err)
-	}
-	return false, nil
-}
-
-// lines hands each line written to it to say.
-type lines struct {
-	say func(string)
-	buf []byte
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		l.say(string(l.buf[:i]))
-		l.buf = l.buf[i+1:]
-	}
-}
-
-func (l *lines) flush() {
-	if len(l.buf) > 0 {
-		l.say(string(l.buf))
-		l.buf = nil
-	}
 }
 
 // Print writes the crash points and the verdict.

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
-	"github.com/brew-course/kafka/pkg/brewkit/stand"
 
+	"github.com/brew-course/kafka/lectures/15-operations/lab/labtest"
 	"github.com/brew-course/kafka/lectures/15-operations/quorum"
 )
 
@@ -53,11 +53,7 @@ func TestStaticQuorumRefusesVoterChangesReadme(t *testing.T) {
 // kafka-metadata-quorum sees the same voters at the end. make quorum-dynamic
 // prints what the README shows. (Alone: four more JVMs on the machine.)
 func TestDynamicQuorumReadmeAlone(t *testing.T) {
-	env := brewtest.Cluster(t)
-	env.RequireReal(t)
-	env.Exclusive(t)
-	skipBesideDocker(t, env)
-	s := env.Stand(t)
+	s := labtest.Stand(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	var tool string
@@ -103,13 +99,4 @@ func TestDynamicQuorumReadmeAlone(t *testing.T) {
 	}
 	require.Equal(t, []string{"2", "3", "4"}, ids, "kafka-metadata-quorum's voters")
 	brewtest.MatchesReadme(t, "../README.md", "quorum-dynamic", b.String())
-}
-
-// skipBesideDocker skips the lab on the docker tier: the lab's JVMs run the
-// same beside any stand, and the real tier (native) has run it already.
-func skipBesideDocker(t *testing.T, env *brewtest.Env) {
-	t.Helper()
-	if env.Stand(t).Current() == stand.Docker {
-		t.Skip("the lab cluster runs the same beside any stand; the real tier checks it beside the native one")
-	}
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
-	"github.com/brew-course/kafka/pkg/brewkit/stand"
 
+	"github.com/brew-course/kafka/lectures/15-operations/lab/labtest"
 	"github.com/brew-course/kafka/lectures/15-operations/upgrade"
 )
 
@@ -20,13 +20,10 @@ import (
 // loses and duplicates nothing. make rolling-upgrade prints what the README
 // shows. (Alone: three more JVMs on the machine.)
 func TestRollingUpgradeReadmeAlone(t *testing.T) {
-	env := brewtest.Cluster(t)
-	env.RequireReal(t)
-	env.Exclusive(t)
-	skipBesideDocker(t, env)
+	s := labtest.Stand(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	res, err := upgrade.Run(ctx, env.Stand(t), 100, func(line string) { t.Log(line) })
+	res, err := upgrade.Run(ctx, s, 100, func(line string) { t.Log(line) })
 	require.NoError(t, err)
 	var b strings.Builder
 	res.Print(&b)
@@ -46,13 +43,4 @@ func TestRollingUpgradeReadmeAlone(t *testing.T) {
 	require.Positive(t, res.Witness.Read)
 	require.True(t, res.OK())
 	brewtest.MatchesReadme(t, "../README.md", "rolling-upgrade", b.String())
-}
-
-// skipBesideDocker skips the lab on the docker tier: the lab's JVMs run the
-// same beside any stand, and the real tier (native) has run it already.
-func skipBesideDocker(t *testing.T, env *brewtest.Env) {
-	t.Helper()
-	if env.Stand(t).Current() == stand.Docker {
-		t.Skip("the lab cluster runs the same beside any stand; the real tier checks it beside the native one")
-	}
 }
