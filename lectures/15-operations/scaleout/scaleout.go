@@ -521,14 +521,21 @@ func Reassigning(ctx context.Context, cl *kgo.Client) (map[string][]int32, error
 	return out, nil
 }
 
-// copyRate is the copy's duration and rate from the samples: until the
-// first sample that holds the final size (the moved replicas then still
-// join the ISR, and Kafka marks the reassignment complete, which is not
-// copying).
+// copyRate is the copy's duration and rate from the samples: from the last
+// sample where node 4 held nothing (until it learns of the reassignment and
+// starts fetching, no throttle is at work: on a loaded machine that took
+// over 2 s) to the first sample that holds the final size (the moved
+// replicas then still join the ISR, and Kafka marks the reassignment
+// complete, which is not copying).
 func copyRate(samples []Sample, final int64) (time.Duration, float64) {
+	var began time.Duration
 	for _, s := range samples {
-		if s.Bytes >= final && s.At > 0 {
-			return s.At, float64(final) / s.At.Seconds()
+		if s.Bytes == 0 {
+			began = s.At
+		}
+		if s.Bytes >= final && s.At > began {
+			took := s.At - began
+			return took, float64(final) / took.Seconds()
 		}
 	}
 	return 0, 0
