@@ -219,7 +219,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes, c Config, say fun
 		return res, err
 	}
 	res.ReassignTook = time.Since(start)
-	res.CopyTook, res.Rate = copyRate(res.Samples, res.Copied)
+	res.CopyTook, res.Copied, res.Rate = copyRate(res.Samples)
 	if err := clearThrottles(ctx, adm, res.Topic); err != nil {
 		return res, err
 	}
@@ -521,24 +521,37 @@ func Reassigning(ctx context.Context, cl *kgo.Client) (map[string][]int32, error
 	return out, nil
 }
 
-// copyRate is the copy's duration and rate from the samples: from the last
-// sample where node 4 held nothing (until it learns of the reassignment and
-// starts fetching, no throttle is at work: on a loaded machine that took
-// over 2 s) to the first sample that holds the final size (the moved
-// replicas then still join the ISR, and Kafka marks the reassignment
-// complete, which is not copying).
-func copyRate(samples []Sample, final int64) (time.Duration, float64) {
+// copyRate is the copy's duration, bytes and rate from the samples: from
+// the last sample where node 4 held nothing (until it learns of the
+// reassignment and fetches, no throttle is at work: on a loaded machine
+// that took over 2 s) to the last sample before it held its final size.
+// What follows is not the throttled copy: the last replicas join the ISR,
+// and the witness's few new records trickle in until Kafka marks the
+// reassignment complete.
+func copyRate(samples []Sample) (time.Duration, int64, float64) {
+	if len(samples) == 0 {
+		return 0, 0, 0
+	}
+	final := samples[len(samples)-1].Bytes
 	var began time.Duration
-	for _, s := range samples {
+	var end *Sample
+	for i, s := range samples {
 		if s.Bytes == 0 {
-			began = s.At
+			began, end = s.At, nil
+			continue
 		}
-		if s.Bytes >= final && s.At > began {
-			took := s.At - began
-			return took, float64(final) / took.Seconds()
+		if s.Bytes < final || end == nil {
+			end = &samples[i]
+		}
+		if s.Bytes >= final {
+			break
 		}
 	}
-	return 0, 0
+	if end == nil || end.At <= began {
+		return 0, 0, 0
+	}
+	took := end.At - began
+	return took, end.Bytes, float64(end.Bytes) / took.Seconds()
 }
 
 // watchCopy samples node 4's bytes every half second until no partition is
