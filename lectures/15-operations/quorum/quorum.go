@@ -84,16 +84,12 @@ func Run(ctx context.Context, cfg brewkit.Config) (Result, error) {
 // forward the request to a controller that has just lost the leadership:
 // NOT_LEADER_FOR_PARTITION), so that the answer shown is the quorum's own.
 func untilSettled(ctx context.Context, ask func() error) error {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		err := ask()
-		if !kerr.IsRetriable(err) || time.Now().After(deadline) {
-			return err
-		}
-		if serr := brewkit.Sleep(ctx, 500*time.Millisecond); serr != nil {
-			return err
-		}
-	}
+	var err error
+	_ = brewkit.WaitFor(ctx, 15*time.Second, 500*time.Millisecond, func() bool {
+		err = ask()
+		return !kerr.IsRetriable(err)
+	})
+	return err
 }
 
 // addVoter asks the quorum to take node 4 as a voter on 127.0.0.1:39096,
