@@ -40,7 +40,8 @@ func TestPausedNodeEndsAProducerAndAConsumerAlone(t *testing.T) {
 	t.Run("producer", func(t *testing.T) {
 		// A producer that runs when the leader of partition 0 is paused
 		// (a paused follower holds acks=all writes only until it leaves
-		// the ISR, after replica.lag.time.max.ms, 10 s).
+		// the ISR, when the controller fences it: broker.session.timeout.ms,
+		// 9 s without a heartbeat).
 		t.Setenv(brewkit.EnvTimeout, pausedTimeout.String())
 		r := brewtest.Start(t, loadWatch, env.Config.Bootstrap(), "-duration", "2m", "-topic", topic, "-group", "brew.test.paused-load")
 		brewtest.Eventually(t, 30*time.Second, "load-and-watch to be writing", func() (bool, string) {

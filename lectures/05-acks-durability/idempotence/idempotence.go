@@ -26,7 +26,7 @@ import (
 // Config is one run of the demo.
 type Config struct {
 	Records        int           // written while the follower is paused
-	Pause          time.Duration // how long the follower stays paused; under replica.lag.time.max.ms (10 s), so it stays in the ISR
+	Pause          time.Duration // how long the follower stays paused; under broker.session.timeout.ms (9 s, after which the controller fences a silent node), so it stays in the ISR
 	RequestTimeout time.Duration // how long the leader may wait for the ISR before answering REQUEST_TIMED_OUT
 }
 

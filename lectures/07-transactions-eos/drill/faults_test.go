@@ -21,7 +21,8 @@ import (
 )
 
 // Orders flow while the kitchen runs; one node is killed and started again,
-// then another is paused past replica.lag.time.max.ms and resumed. Every
+// then another is paused until the controller has fenced it
+// (broker.session.timeout.ms, 9 s without a heartbeat) and resumed. Every
 // order is still cooked exactly once. Should the kitchen give up (a
 // transaction that cannot end is not retryable), it is started again, as a
 // supervisor would.
@@ -104,7 +105,7 @@ func TestExactlyOnceThroughNodeFaultsAlone(t *testing.T) {
 	require.NoError(t, brewkit.WaitFor(ctx, 2*time.Minute, 250*time.Millisecond, fullISR), "node 2 back in every ISR")
 	step("pausing node 3 (SIGSTOP) for 12 s")
 	require.NoError(t, nodes.PauseNode(ctx, 3))
-	time.Sleep(12 * time.Second) // past replica.lag.time.max.ms (10 s): node 3 leaves the ISRs
+	time.Sleep(12 * time.Second) // past broker.session.timeout.ms (9 s): the controller fences node 3, which leaves the ISRs
 	step("resuming node 3")
 	require.NoError(t, nodes.ResumeNode(ctx, 3))
 	time.Sleep(3 * time.Second)

@@ -1,6 +1,7 @@
 // A plausible wrong solution of exercise 05/chooseacks: acks=all for both
 // ("safe everywhere"). A click then waits for every in-sync replica, and a
-// hung follower stays in the ISR until replica.lag.time.max.ms, so the app
+// hung follower stays in the ISR until the controller fences it
+// (broker.session.timeout.ms, 9 s without a heartbeat), so the app
 // waits seconds for analytics. The grader must fail it.
 package chooseacks
 

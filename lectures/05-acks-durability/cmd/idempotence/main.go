@@ -20,7 +20,7 @@ import (
 func main() {
 	c := idempotence.Defaults
 	flag.IntVar(&c.Records, "records", c.Records, "orders written while the follower is paused")
-	flag.DurationVar(&c.Pause, "pause", c.Pause, "how long the follower stays paused (keep it under replica.lag.time.max.ms, 10s)")
+	flag.DurationVar(&c.Pause, "pause", c.Pause, "how long the follower stays paused (keep it under broker.session.timeout.ms, 9s)")
 	flag.DurationVar(&c.RequestTimeout, "request-timeout", c.RequestTimeout, "how long the leader may wait for the in-sync replicas")
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Usage = func() {

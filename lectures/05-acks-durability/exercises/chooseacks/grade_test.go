@@ -24,7 +24,7 @@ const (
 	payBound   = 1500 * time.Millisecond
 
 	payHint   = "a payment acknowledged before the followers have it is lost if the leader dies: only acks=all waits for every in-sync replica (lecture 05: what to know)"
-	clickHint = "acks=all waits for every in-sync replica, and a hung follower stays in the ISR until replica.lag.time.max.ms: a click needs only the leader's answer (lecture 05: what acknowledgements cost)"
+	clickHint = "acks=all waits for every in-sync replica, and a hung follower stays in the ISR until the controller fences it (broker.session.timeout.ms, 9 s): a click needs only the leader's answer (lecture 05: what acknowledgements cost)"
 	writeHint = "with every node up both producers must write: check the acks settings"
 )
 
