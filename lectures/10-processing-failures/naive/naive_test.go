@@ -38,7 +38,7 @@ func TestNaiveLoopStallsEveryPartitionAndHangsOnThePoisonReadme(t *testing.T) {
 
 	require.Zero(t, r.BookedInOutage)
 	require.Greater(t, r.CallsInOutage, int64(10), "it retried every 100 ms")
-	require.Equal(t, int64(o.Orders), r.LagAfterOutage, "nothing committed while the partner was down")
+	require.Equal(t, int64(o.Orders), r.LagInOutage, "nothing committed while the partner was down")
 	require.Equal(t, 6, r.StalledPartitions, "one failing record stalls every partition of the consumer")
 	require.Positive(t, r.Booked)
 	require.Less(t, r.Booked, int64(o.Orders), "it never gets past the poison order")

@@ -29,7 +29,7 @@ func Print(w io.Writer, o Options, r Result) {
 		return
 	}
 	t := brewkit.NewTable(w, "PHASE", "SECONDS", "PARTNER CALLS", "BOOKED", "LAG", "STALLED")
-	t.Row("down", int(r.Outage.Seconds()), r.CallsInOutage, r.BookedInOutage, r.LagAfterOutage,
+	t.Row("down", int(r.Outage.Seconds()), r.CallsInOutage, r.BookedInOutage, r.LagInOutage,
 		fmt.Sprintf("%d/%d", r.StalledPartitions, r.Partitions))
 	t.Row("back", int(o.Watch.Seconds()), r.Calls()-r.CallsInOutage, r.Booked-r.BookedInOutage, r.Lag, "-")
 	t.Flush()
