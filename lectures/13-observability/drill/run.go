@@ -95,7 +95,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 			d.kitchen.Stop() //nolint:errcheck // the drill's result is told
 		}
 	}()
-	if d.till, err = kitchen.StartTill(ctx, tcfg, d.m, topic, o.Rate); err != nil {
+	if d.till, err = kitchen.StartTill(ctx, tcfg, d.m, topic, o.Rate, 0); err != nil {
 		return nil, err
 	}
 	defer d.till.Close()

@@ -120,8 +120,8 @@ type Till struct {
 }
 
 // StartTill starts writing rate orders a second to topic with acks=all,
-// as client brew-till.
-func StartTill(ctx context.Context, cfg brewkit.Config, m *Metrics, topic string, rate int) (*Till, error) {
+// as client brew-till: orders of them, or until Stop when orders is 0.
+func StartTill(ctx context.Context, cfg brewkit.Config, m *Metrics, topic string, rate int, orders int64) (*Till, error) {
 	cl, err := brewkit.NewClient(cfg, kgo.ClientID("brew-till"), m.hooks(), kgo.DefaultProduceTopic(topic))
 	if err != nil {
 		return nil, err
@@ -131,11 +131,11 @@ func StartTill(ctx context.Context, cfg brewkit.Config, m *Metrics, topic string
 	m.produceFails.WithLabelValues(topic)
 	loop, cancel := context.WithCancel(ctx)
 	t := &Till{cl: cl, m: m, topic: topic, parent: ctx, cancel: cancel, done: make(chan struct{})}
-	go t.run(loop, rate)
+	go t.run(loop, rate, orders)
 	return t, nil
 }
 
-func (t *Till) run(ctx context.Context, rate int) {
+func (t *Till) run(ctx context.Context, rate int, orders int64) {
 	defer close(t.done)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
 	tick := time.NewTicker(time.Second / time.Duration(rate))
@@ -146,7 +146,7 @@ func (t *Till) run(ctx context.Context, rate int) {
 	produceCtx := t.parent
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for n := int64(1); ; n++ {
+	for n := int64(1); orders == 0 || n <= orders; n++ {
 		select {
 		case <-ctx.Done():
 			return
@@ -183,6 +183,10 @@ func (t *Till) LastErr() error {
 	}
 	return nil
 }
+
+// Done is closed when the till has placed all its orders (or was stopped)
+// and each of them was acknowledged or failed.
+func (t *Till) Done() <-chan struct{} { return t.done }
 
 // Stop stops placing orders and waits for the ones in flight to be
 // acknowledged or to fail (within the client's delivery timeout). The client

@@ -72,7 +72,7 @@ func TestMetricsEndpointServesBothClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	till, err := StartTill(ctx, env.Config, m, topic, 50)
+	till, err := StartTill(ctx, env.Config, m, topic, 50, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

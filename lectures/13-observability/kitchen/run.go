@@ -101,7 +101,10 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	t, err := StartTill(ctx, cfg, m, o.Topic, o.Rate)
+	// The till places a count of orders, paced by its clock, rather than
+	// placing for a time: a count is what the report can check, and a
+	// deadline shares its instant with a tick of the till.
+	t, err := StartTill(ctx, cfg, m, o.Topic, o.Rate, max(1, int64(o.Rate)*int64(o.For)/int64(time.Second)))
 	if err != nil {
 		k.Stop() //nolint:errcheck // the till's error is the one to report
 		return Report{}, err
@@ -113,7 +116,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 	select {
 	case <-ctx.Done():
 	case <-k.Exited():
-	case <-time.After(o.For):
+	case <-t.Done():
 	}
 	t.Stop()
 	werr := ctx.Err()
