@@ -32,7 +32,10 @@ func TestHeldTicketsComeBackReadme(t *testing.T) {
 		}
 		require.Equal(t, c.Tickets-len(r.Held), r.Others, "%s: the free tickets went to barista-2 once", r.How)
 	}
-	require.Less(t, runs[0].After, time.Second, "killed: the tickets come back as soon as the connection closes")
+	// Killed, they come back on barista-2's next fetch after the connection
+	// closes (500 ms here, the share fetch's wait), not when the lock runs
+	// out: the bound tells the two apart without timing the next fetch.
+	require.Less(t, runs[0].After, c.Lock/3, "killed: the tickets come back as soon as the connection closes, not after the lock")
 	// The lock runs from the moment the broker handed the tickets out, not
 	// from the freeze: barista-2 spent part of it getting its own tickets.
 	require.GreaterOrEqual(t, runs[1].Taken, c.Lock-time.Second, "frozen: the tickets wait for the lock that began when they were taken")
