@@ -211,14 +211,25 @@ func (f *fault) hangFollowers(ctx context.Context) error {
 }
 
 // burst writes Records orders to the leader alone and counts what it
-// acknowledged within half a second: acks=1 answers at once, acks=all waits
-// for the followers.
+// acknowledged while the followers hang: acks=1 answers at once, so it waits
+// for every answer (up to 10 s, far less than the followers hang); acks=all
+// waits for the followers, so it gives the leader half a second to answer
+// none.
 func (f *fault) burst(ctx context.Context) {
 	f.run = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	for i := 1; i <= Records; i++ {
 		f.prod.Produce(ctx, &kgo.Record{Topic: f.a.Topic, Value: lab.Seq(f.run, i)}, f.countAck)
 	}
-	time.Sleep(500 * time.Millisecond) // acks=1: the leader answers at once; acks=all: it waits
+	answered := func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.acked)+f.a.Failed == Records
+	}
+	if f.acks == kgo.LeaderAck() {
+		_ = brewkit.WaitFor(ctx, 10*time.Second, 20*time.Millisecond, answered) // what is left unanswered is counted as such
+	} else {
+		time.Sleep(500 * time.Millisecond)
+	}
 	f.mu.Lock()
 	f.a.AckedEarly = len(f.acked)
 	f.mu.Unlock()
