@@ -6,6 +6,7 @@ package stand_test
 import (
 	"bufio"
 	"fmt"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
@@ -54,9 +55,59 @@ type compose struct {
 		Healthcheck map[string]any    `yaml:"healthcheck"`
 		Profiles    []string          `yaml:"profiles"`
 		StopGrace   string            `yaml:"stop_grace_period"`
+		Networks    map[string]struct {
+			Address string `yaml:"ipv4_address"`
+		} `yaml:"networks"`
 	} `yaml:"services"`
-	Name    string         `yaml:"name"`
+	Name     string `yaml:"name"`
+	Networks map[string]struct {
+		IPAM struct {
+			Config []struct {
+				Subnet  string `yaml:"subnet"`
+				IPRange string `yaml:"ip_range"`
+			} `yaml:"config"`
+		} `yaml:"ipam"`
+	} `yaml:"networks"`
 	Volumes map[string]any `yaml:"volumes"`
+}
+
+// Each node keeps one address in the compose network whatever order the
+// nodes restart in (TestDockerNodesKeepTheirAddressesAlone shows why), and
+// no other service can be handed it: the addresses are in the subnet and
+// outside the range the others take theirs from.
+func TestComposeNodesHaveFixedAddresses(t *testing.T) {
+	c := loadCompose(t)
+	cfg := c.Networks["default"].IPAM.Config
+	if len(cfg) != 1 {
+		t.Fatalf("the default network's ipam config: %+v, want one subnet with an ip_range", cfg)
+	}
+	subnet, err := netip.ParsePrefix(cfg[0].Subnet)
+	if err != nil {
+		t.Fatalf("subnet: %v", err)
+	}
+	others, err := netip.ParsePrefix(cfg[0].IPRange)
+	if err != nil {
+		t.Fatalf("ip_range: %v", err)
+	}
+	for n := 1; n <= 4; n++ {
+		name := fmt.Sprintf("kafka-%d", n)
+		addr, err := netip.ParseAddr(c.Services[name].Networks["default"].Address)
+		if err != nil {
+			t.Errorf("%s has no fixed address: %v", name, err)
+			continue
+		}
+		if want := fmt.Sprintf("10.210.119.1%d", n); addr.String() != want {
+			t.Errorf("%s is at %s, want %s (stand/README.md)", name, addr, want)
+		}
+		if !subnet.Contains(addr) || others.Contains(addr) {
+			t.Errorf("%s's %s: want it in %s and outside %s", name, addr, subnet, others)
+		}
+	}
+	for name, s := range c.Services {
+		if !strings.HasPrefix(name, "kafka-") && s.Networks["default"].Address != "" {
+			t.Errorf("%s has a fixed address; only the nodes do", name)
+		}
+	}
 }
 
 func loadCompose(t *testing.T) compose {

@@ -215,6 +215,48 @@ func TestDockerVerbsAlone(t *testing.T) {
 	}
 }
 
+// nodeAddress is node n's address in the compose network.
+func nodeAddress(t *testing.T, n int) string {
+	t.Helper()
+	out, err := exec.Command("docker", "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", fmt.Sprintf("kafka-%d", n)).Output()
+	if err != nil {
+		t.Fatalf("docker inspect kafka-%d: %v", n, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestDockerNodesKeepTheirAddressesAlone stops nodes 1 and 2 and starts 2
+// first. With addresses handed out as containers start, node 2 took the one
+// node 1 had, node 3 kept sending node 1's Raft requests there and fell
+// behind the metadata log for good. Each node has its own address in
+// docker-compose.yml: it keeps it, and a topic created after the restarts
+// has its log on every node.
+func TestDockerNodesKeepTheirAddressesAlone(t *testing.T) {
+	s := dockerStand(t)
+	env := brewtest.Cluster(t)
+	env.NodeControl(t) // the stand lock, exclusive, and the stand restored afterwards
+
+	for n := 1; n <= 3; n++ {
+		if got, want := nodeAddress(t, n), fmt.Sprintf("10.210.119.1%d", n); got != want {
+			t.Fatalf("kafka-%d is at %s, want %s (docker-compose.yml's ipv4_address)", n, got, want)
+		}
+	}
+	mustBrewstand(t, s, "stop-node", "1")
+	mustBrewstand(t, s, "stop-node", "2")
+	mustBrewstand(t, s, "start-node", "2")
+	mustBrewstand(t, s, "start-node", "1")
+	for n := 1; n <= 3; n++ {
+		if got, want := nodeAddress(t, n), fmt.Sprintf("10.210.119.1%d", n); got != want {
+			t.Errorf("after the restarts kafka-%d is at %s, want %s", n, got, want)
+		}
+	}
+	// FreshTopic waits until every replica of every partition has its log.
+	env.FreshTopic(t, "docker-addresses", 3)
+	if logs := dockerLogs(t, 3); strings.Contains(logs, "didn't match the receiver's replica key") {
+		t.Errorf("node 3 got Raft requests meant for another node")
+	}
+}
+
 // TestDockerDownResetUpAlone takes the stand down, wipes it and brings it back:
 // the named volumes go with reset, no anonymous volume is left, and the
 // nodes format their storage again.
