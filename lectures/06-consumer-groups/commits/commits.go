@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -98,7 +99,13 @@ type Consumer struct {
 // it kills its own process with SIGKILL right after processing that record,
 // before committing it: no deferred code, no leave-group, no last commit runs.
 func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)) error {
-	committed := confirmed(func(o int64) { report(Step{Kind: "commit", Offset: o}) })
+	var head atomic.Int64 // the highest offset the broker confirmed
+	committed := confirmed(func(o int64) {
+		if o > head.Load() {
+			head.Store(o)
+		}
+		report(Step{Kind: "commit", Offset: o})
+	})
 	opts := append(groups.Cooperative.Opts(),
 		kgo.ConsumerGroup(c.Group),
 		kgo.ConsumeTopics(c.Topic),
@@ -120,16 +127,27 @@ func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)
 	defer cl.Close()
 	var check brewkit.FetchCheck
 	processed := 0
+	var polled, polledBefore int64 // the offset after the last record of this poll, and of the ones before
 	for ctx.Err() == nil {
 		fs, err := check.Poll(ctx, cl, BatchSize)
 		if err != nil {
 			return err
+		}
+		if rs := fs.Records(); len(rs) > 0 {
+			polledBefore, polled = polled, rs[len(rs)-1].Offset+1
 		}
 		for _, r := range fs.Records() {
 			time.Sleep(Work) // the work a real consumer does per record
 			report(Step{Kind: "processed", Offset: r.Offset})
 			processed++
 			if processed == c.CrashAfter {
+				// The autocommit runs behind the loop every 200 ms: by now
+				// it has sent what the style commits (the earlier polls'
+				// records; greedy, this poll's too). Its answer may still
+				// be on the way; the kill waits for it (up to 5 s), or the
+				// broker would hold a commit the report never saw.
+				want := map[Style]int64{Auto: polledBefore, Greedy: polled}[c.Style]
+				_ = brewkit.WaitFor(ctx, 5*time.Second, 10*time.Millisecond, func() bool { return head.Load() >= want })
 				brewkit.Crash()
 			}
 			start := time.Now()
