@@ -71,6 +71,9 @@ type compose struct {
 	Volumes map[string]any `yaml:"volumes"`
 }
 
+// fixedAddress is node n's address in the compose network (stand/README.md).
+func fixedAddress(n int) string { return fmt.Sprintf("10.210.119.1%d", n) }
+
 // Each node keeps one address in the compose network whatever order the
 // nodes restart in (TestDockerNodesKeepTheirAddressesAlone shows why), and
 // no other service can be handed it: the addresses are in the subnet and
@@ -96,7 +99,7 @@ func TestComposeNodesHaveFixedAddresses(t *testing.T) {
 			t.Errorf("%s has no fixed address: %v", name, err)
 			continue
 		}
-		if want := fmt.Sprintf("10.210.119.1%d", n); addr.String() != want {
+		if want := fixedAddress(n); addr.String() != want {
 			t.Errorf("%s is at %s, want %s (stand/README.md)", name, addr, want)
 		}
 		if !subnet.Contains(addr) || others.Contains(addr) {

@@ -119,15 +119,20 @@ func dockerLogs(t *testing.T, n int) string {
 	return string(out)
 }
 
-// containerState is docker's view of a node's container: running, exited
-// (with its exit code) or paused.
-func containerState(t *testing.T, n int) string {
+// inspect is docker's answer about node n's container, in a template.
+func inspect(t *testing.T, n int, format string) string {
 	t.Helper()
-	out, err := exec.Command("docker", "inspect", "-f", "{{.State.Status}} {{.State.ExitCode}}", fmt.Sprintf("kafka-%d", n)).Output()
+	out, err := exec.Command("docker", "inspect", "-f", format, fmt.Sprintf("kafka-%d", n)).Output()
 	if err != nil {
 		t.Fatalf("docker inspect kafka-%d: %v", n, err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// containerState is docker's view of a node's container: running, exited
+// (with its exit code) or paused.
+func containerState(t *testing.T, n int) string {
+	return inspect(t, n, "{{.State.Status}} {{.State.ExitCode}}")
 }
 
 // TestDockerVerbsAlone drives every stand verb on the docker stand and checks
@@ -217,12 +222,7 @@ func TestDockerVerbsAlone(t *testing.T) {
 
 // nodeAddress is node n's address in the compose network.
 func nodeAddress(t *testing.T, n int) string {
-	t.Helper()
-	out, err := exec.Command("docker", "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", fmt.Sprintf("kafka-%d", n)).Output()
-	if err != nil {
-		t.Fatalf("docker inspect kafka-%d: %v", n, err)
-	}
-	return strings.TrimSpace(string(out))
+	return inspect(t, n, "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}")
 }
 
 // TestDockerNodesKeepTheirAddressesAlone stops nodes 1 and 2 and starts 2
@@ -237,7 +237,7 @@ func TestDockerNodesKeepTheirAddressesAlone(t *testing.T) {
 	env.NodeControl(t) // the stand lock, exclusive, and the stand restored afterwards
 
 	for n := 1; n <= 3; n++ {
-		if got, want := nodeAddress(t, n), fmt.Sprintf("10.210.119.1%d", n); got != want {
+		if got, want := nodeAddress(t, n), fixedAddress(n); got != want {
 			t.Fatalf("kafka-%d is at %s, want %s (docker-compose.yml's ipv4_address)", n, got, want)
 		}
 	}
@@ -246,7 +246,7 @@ func TestDockerNodesKeepTheirAddressesAlone(t *testing.T) {
 	mustBrewstand(t, s, "start-node", "2")
 	mustBrewstand(t, s, "start-node", "1")
 	for n := 1; n <= 3; n++ {
-		if got, want := nodeAddress(t, n), fmt.Sprintf("10.210.119.1%d", n); got != want {
+		if got, want := nodeAddress(t, n), fixedAddress(n); got != want {
 			t.Errorf("after the restarts kafka-%d is at %s, want %s", n, got, want)
 		}
 	}
