@@ -114,10 +114,10 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say
 	}
 	res.Acked = Acked
 	say(fmt.Sprintf("%d records written to %s with acks=all", Acked, res.RF2))
-	// A follower learns the new high watermark in its next fetch, which
-	// the leader holds up to replica.fetch.wait.max.ms (500 ms) when it has
-	// nothing new: wait that out, so node 2 knows what is committed.
-	if err := brewkit.Sleep(ctx, 2*time.Second); err != nil {
+	// A follower learns the new high watermark from the answer to its next
+	// fetch, which the leader holds up to replica.fetch.wait.max.ms (500 ms)
+	// when it has nothing new: wait until node 2 knows what is committed.
+	if err := followerCaughtUp(ctx, cl, adm, res.RF2, 2, Acked); err != nil {
 		return res, err
 	}
 
@@ -344,6 +344,54 @@ func highWatermark(ctx context.Context, adm *kadm.Client, topic string) (int64, 
 		return 0, fmt.Errorf("end offset of %s: %w (last answer: %v)", topic, err, last)
 	}
 	return hw, nil
+}
+
+// followerCaughtUp waits, for up to 10 s, until node's replica of
+// partition 0 has a high watermark of at least want. It asks the node itself
+// with a consumer's Fetch (v11 and later, KIP-392, are served by a follower
+// too), whose answer carries that replica's own high watermark; ListOffsets
+// would ask the leader.
+func followerCaughtUp(ctx context.Context, cl *kgo.Client, adm *kadm.Client, topic string, node int32, want int64) error {
+	details, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("topic id of %s: %w", topic, err)
+	}
+	req := kmsg.NewPtrFetchRequest()
+	req.ReplicaID, req.MaxBytes = -1, 1
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic, rt.TopicID = topic, details[topic].ID
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = 0, 0, 1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+
+	var hw int64 = -1
+	var last error
+	err = brewkit.WaitFor(ctx, 10*time.Second, 100*time.Millisecond, func() bool {
+		resp, err := cl.Broker(int(node)).Request(ctx, req)
+		if err != nil {
+			last = err
+			return false
+		}
+		fr := resp.(*kmsg.FetchResponse)
+		if last = kerr.ErrorForCode(fr.ErrorCode); last != nil {
+			return false
+		}
+		if len(fr.Topics) != 1 || len(fr.Topics[0].Partitions) != 1 {
+			last = errors.New("no partition 0 in the answer")
+			return false
+		}
+		p := fr.Topics[0].Partitions[0]
+		if last = kerr.ErrorForCode(p.ErrorCode); last != nil {
+			return false
+		}
+		hw = p.HighWatermark
+		return hw >= want
+	})
+	if err != nil {
+		return fmt.Errorf("node %d's replica of %s-0 at high watermark %d, want %d: %w (last error: %v)", node, topic, hw, want, err, last)
+	}
+	return nil
 }
 
 // full reports whether p has a leader and every replica in its ISR.
