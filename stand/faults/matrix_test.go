@@ -329,7 +329,7 @@ func TestEveryProgramMeetsEveryFault(t *testing.T) {
 				}
 				t.Run(filepath.Base(p.dir), func(t *testing.T) {
 					t.Parallel() // up to cells at once (TestMain)
-					r := run(t, bins[p.dir], append(env, "BREW_ROOT="+noStand), f.bound+10*time.Second, p.args...)
+					r := runWithin(t, bins[p.dir], append(env, "BREW_ROOT="+noStand), f.bound, p.args...)
 					want, ok := p.answers[f.name]
 					if !ok {
 						want = outcome{1, f.words}
@@ -347,7 +347,7 @@ func TestEveryProgramMeetsEveryFault(t *testing.T) {
 			}
 			t.Run(filepath.Base(p.dir), func(t *testing.T) {
 				t.Parallel()
-				r := run(t, bins[p.dir], []string{"BREW_ROOT=" + noStand, brewkit.EnvBootstrap + "=127.0.0.1:1"}, time.Minute, p.args...)
+				r := runWithin(t, bins[p.dir], []string{"BREW_ROOT=" + noStand, brewkit.EnvBootstrap + "=127.0.0.1:1"}, 3*time.Second, p.args...)
 				r.check(t, filepath.Base(p.dir), outcome{1, []string{"make up"}}, 3*time.Second)
 			})
 		}
@@ -360,7 +360,7 @@ func TestEveryProgramMeetsEveryFault(t *testing.T) {
 			}
 			t.Run(filepath.Base(p.dir), func(t *testing.T) {
 				t.Parallel()
-				r := run(t, bins[p.dir], []string{"BREW_ROOT=" + noStand, brewkit.EnvBootstrap + "=127.0.0.1:1"}, time.Minute, p.args...)
+				r := runWithin(t, bins[p.dir], []string{"BREW_ROOT=" + noStand, brewkit.EnvBootstrap + "=127.0.0.1:1"}, 3*time.Second, p.args...)
 				r.check(t, filepath.Base(p.dir), *p.offline, 3*time.Second)
 			})
 		}
@@ -426,6 +426,31 @@ func run(t *testing.T, bin string, env []string, limit time.Duration, args ...st
 		t.Fatal(err)
 	}
 	return r
+}
+
+// runWithin runs a program that should end within bound. A run over it is
+// measured again, up to three runs in all, when the machine was starved at
+// the time: when the same program asked only for its help (-h), which reads
+// no flag and dials nothing, also took over a third of the bound. The tiers
+// run beside each other, and in one CI run here every "no cluster" cell
+// took 3 to 13 s where another run's took under 0.4 s. A program that
+// itself waits too long is over the bound while its help is quick, and is
+// judged on that run.
+func runWithin(t *testing.T, bin string, env []string, bound time.Duration, args ...string) ran {
+	t.Helper()
+	var r ran
+	for try := 1; ; try++ {
+		r = run(t, bin, env, bound+10*time.Second, args...)
+		if r.took <= bound || try == 3 {
+			return r
+		}
+		help := run(t, bin, []string{brewkit.EnvBootstrap + "=127.0.0.1:1"}, 10*time.Second, "-h")
+		if help.took <= bound/3 {
+			return r
+		}
+		t.Logf("took %s, over %s, while its help took %s: the machine is starved, measuring again",
+			r.took.Round(10*time.Millisecond), bound, help.took.Round(10*time.Millisecond))
+	}
 }
 
 // check fails the test unless the run ended as want says within bound: for
