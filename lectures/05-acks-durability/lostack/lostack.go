@@ -154,10 +154,15 @@ func (f *fault) prepare(ctx context.Context) error {
 	// fences it after broker.session.timeout.ms (9 s), and the old leader is
 	// started again, which on the docker stand alone takes 10 s. Kafka's own
 	// delivery.timeout.ms (2 min) covers that; the course's 30 s bound on
-	// every wait does not always.
+	// every wait does not always. While the killed leader's container is
+	// down, the docker stand's published port still takes connections and
+	// closes them at once; kgo takes an EOF on a connection's first request
+	// for a wrong TLS or SASL setting and fails the records, unless told to
+	// retry it (this client has already written the warm-up record).
 	opts := []kgo.Opt{
 		kgo.RequiredAcks(f.acks), kgo.ProducerLinger(0),
 		kgo.RecordDeliveryTimeout(deliveryTimeout), kgo.RetryTimeout(deliveryTimeout),
+		kgo.AlwaysRetryEOF(),
 	}
 	if f.acks == kgo.LeaderAck() {
 		opts = append(opts, kgo.DisableIdempotentWrite()) // idempotence needs acks=all
