@@ -131,8 +131,8 @@ type Result struct {
 
 	Killed      string        // what was killed ("pid 1234"); "" when not
 	KilledAfter string        // the last order committed before the kill
-	WorkerBack  time.Duration // from the kill until the worker's REST API served again
-	Delivering  time.Duration // from the kill until the first record of an order committed after it arrived
+	WorkerBack  time.Duration // from the worker gone (killed -9) until its REST API served again
+	Delivering  time.Duration // from the worker gone until the first record of an order committed after that arrived
 
 	Written    int
 	Events     int
@@ -260,10 +260,13 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 			}
 		}
 		res.KilledAfter = brewkit.OrderID(int64(o.KillAt))
-		killedAt = time.Now()
 		if res.Killed, err = o.Worker.Kill(ctx); err != nil {
 			return res, err
 		}
+		// The clock starts once the worker is gone, not when the kill was
+		// asked for: until its process has ended it may still send orders
+		// committed meanwhile, and finding its pid takes a moment.
+		killedAt = time.Now()
 		say("worker killed -9 (%s) after %s committed; order-service goes on writing", res.Killed, res.KilledAfter)
 		if err := o.Worker.Start(ctx); err != nil {
 			return res, err
