@@ -102,7 +102,10 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 
 	rep := &Report{Group: group, Topic: topic, Started: time.Now()}
 	say(fmt.Sprintf("traffic: the till places %d orders a second on %s, the kitchen cooks them (group %s)", o.Rate, topic, group))
-	if err := healthy(ctx, prom, rep, group, o.Healthy, say); err != nil {
+	if err := healthy(ctx, prom, rep, group, o.Healthy, d.till, say); err != nil {
+		if n := d.till.Failed(); n > 0 {
+			err = fmt.Errorf("%w; %d of the till's writes failed before any fault, the last with: %v", err, n, d.till.LastErr())
+		}
 		return rep, err
 	}
 	for _, st := range all {
@@ -200,9 +203,14 @@ func ptr(s string) *string { return &s }
 // before it to resolve.
 const settle = 2 * time.Minute
 
+// produceErrorsWindow is how long a failed write keeps BrewProduceErrors
+// firing: its rate looks a minute back, and Prometheus sees the failure
+// within a scrape and an evaluation (5 s each).
+const produceErrorsWindow = time.Minute + 10*time.Second
+
 // healthy waits for the group's lag to reach Prometheus and for no alert of
 // ours to be active, then watches the alerts for d: none of ours may fire.
-func healthy(ctx context.Context, prom *Prom, rep *Report, group string, d time.Duration, say func(string)) error {
+func healthy(ctx context.Context, prom *Prom, rep *Report, group string, d time.Duration, till *kitchen.Till, say func(string)) error {
 	q := fmt.Sprintf("brew_group_lag_records{group=%q}", group)
 	if err := brewkit.WaitFor(ctx, 60*time.Second, poll, func() bool {
 		s, err := prom.Query(ctx, q)
@@ -213,9 +221,23 @@ func healthy(ctx context.Context, prom *Prom, rep *Report, group string, d time.
 	// A fault just before the drill (a test that stopped a node and
 	// started it again) leaves its alert firing until the replicas have
 	// caught up and Prometheus has evaluated that: wait for it to resolve,
-	// then start the healthy minute.
+	// then start the healthy minute. A write of the till that failed
+	// meanwhile (a node just started is still catching up) may not have
+	// reached an alert yet: wait until it is out of the alert's window too.
 	var left string
+	told := false
+	tell := func() {
+		if !told {
+			say("before the healthy minute, waiting: " + left)
+			told = true
+		}
+	}
 	if err := brewkit.WaitFor(ctx, settle, poll, func() bool {
+		if last := till.LastFailed(); !last.IsZero() && time.Since(last) < produceErrorsWindow {
+			left = fmt.Sprintf("a write of the till failed %s ago (%v)", time.Since(last).Round(time.Second), till.LastErr())
+			tell()
+			return false
+		}
 		alerts, err := prom.Alerts(ctx)
 		if err != nil {
 			return false
@@ -223,7 +245,8 @@ func healthy(ctx context.Context, prom *Prom, rep *Report, group string, d time.
 		left = ""
 		for _, a := range alerts {
 			if ours(a, group) {
-				left = a.Name + labelsNote(a) + " (" + a.State + ")"
+				left = "alert " + a.Name + labelsNote(a) + " is still " + a.State
+				tell()
 				return false
 			}
 		}
@@ -232,7 +255,7 @@ func healthy(ctx context.Context, prom *Prom, rep *Report, group string, d time.
 		if left == "" {
 			return err
 		}
-		return fmt.Errorf("alert %s still active %s after the drill started: the drill needs a whole stand (make restore, make status)", left, settle)
+		return fmt.Errorf("%s, %s after the drill started: the drill needs a whole stand (make restore, make status)", left, settle)
 	}
 	say(fmt.Sprintf("healthy: %s of traffic, no alert may fire (BrewGroupLagGrowing compares with a minute ago, so it needs the minute)", d))
 	start := time.Now()

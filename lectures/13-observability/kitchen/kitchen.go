@@ -114,6 +114,7 @@ type Till struct {
 	placed  atomic.Int64
 	failed  atomic.Int64
 	lastErr atomic.Pointer[error]
+	lastAt  atomic.Int64 // when the last write failed, in Unix nanoseconds
 	parent  context.Context // the records' context
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -122,7 +123,14 @@ type Till struct {
 // StartTill starts writing rate orders a second to topic with acks=all,
 // as client brew-till: orders of them, or until Stop when orders is 0.
 func StartTill(ctx context.Context, cfg brewkit.Config, m *Metrics, topic string, rate int, orders int64) (*Till, error) {
-	cl, err := brewkit.NewClient(cfg, kgo.ClientID("brew-till"), m.hooks(), kgo.DefaultProduceTopic(topic))
+	// A write fails only when the cluster cannot take it within the
+	// client's timeout. kgo gives up at once on a connection closed before
+	// its first answer (it suspects TLS); on the docker stand that is what a
+	// node that is down or just started does (its published port accepts
+	// and closes), where on the native stand the port refuses and kgo
+	// retries. The program's first client (brewkit.Connect) still reports
+	// a TLS mistake at once.
+	cl, err := brewkit.NewClient(cfg, kgo.ClientID("brew-till"), m.hooks(), kgo.DefaultProduceTopic(topic), kgo.AlwaysRetryEOF())
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +169,7 @@ func (t *Till) run(ctx context.Context, rate int, orders int64) {
 				}
 				t.failed.Add(1)
 				t.lastErr.Store(&err)
+				t.lastAt.Store(time.Now().UnixNano())
 				t.m.produceFails.WithLabelValues(r.Topic).Inc()
 				return
 			}
@@ -182,6 +191,14 @@ func (t *Till) LastErr() error {
 		return *p
 	}
 	return nil
+}
+
+// LastFailed is when the last write failed (the zero time when none did).
+func (t *Till) LastFailed() time.Time {
+	if n := t.lastAt.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // Done is closed when the till has placed all its orders (or was stopped)
@@ -212,6 +229,7 @@ type Kitchen struct {
 	err     error         // why, once exited is closed
 	stopped bool          // Stop ran: a second call returns err alone
 	lastErr atomic.Pointer[error]
+	lastAt  atomic.Int64 // when the last write failed, in Unix nanoseconds
 }
 
 // StartKitchen joins group on topic as client brew-kitchen and cooks each
