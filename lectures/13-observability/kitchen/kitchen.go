@@ -114,7 +114,7 @@ type Till struct {
 	placed  atomic.Int64
 	failed  atomic.Int64
 	lastErr atomic.Pointer[error]
-	lastAt  atomic.Int64 // when the last write failed, in Unix nanoseconds
+	lastAt  atomic.Int64    // when the last write failed, in Unix nanoseconds
 	parent  context.Context // the records' context
 	cancel  context.CancelFunc
 	done    chan struct{}
