@@ -103,9 +103,6 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 	rep := &Report{Group: group, Topic: topic, Started: time.Now()}
 	say(fmt.Sprintf("traffic: the till places %d orders a second on %s, the kitchen cooks them (group %s)", o.Rate, topic, group))
 	if err := healthy(ctx, prom, rep, group, o.Healthy, d.till, say); err != nil {
-		if n := d.till.Failed(); n > 0 {
-			err = fmt.Errorf("%w; %d of the till's writes failed before any fault, the last with: %v", err, n, d.till.LastErr())
-		}
 		return rep, err
 	}
 	for _, st := range all {
@@ -233,8 +230,8 @@ func healthy(ctx context.Context, prom *Prom, rep *Report, group string, d time.
 		}
 	}
 	if err := brewkit.WaitFor(ctx, settle, poll, func() bool {
-		if last := till.LastFailed(); !last.IsZero() && time.Since(last) < produceErrorsWindow {
-			left = fmt.Sprintf("a write of the till failed %s ago (%v)", time.Since(last).Round(time.Second), till.LastErr())
+		if at, err := till.LastFailure(); !at.IsZero() && time.Since(at) < produceErrorsWindow {
+			left = fmt.Sprintf("a write of the till failed %s ago (%v)", time.Since(at).Round(time.Second), err)
 			tell()
 			return false
 		}
@@ -266,7 +263,11 @@ func healthy(ctx context.Context, prom *Prom, rep *Report, group string, d time.
 		}
 		for _, a := range alerts {
 			if a.State == "firing" && ours(a, group) {
-				return fmt.Errorf("alert %s%s fires on the healthy stand before any fault: the drill needs a whole stand (make restore, make status)", a.Name, labelsNote(a))
+				err := fmt.Errorf("alert %s%s fires on the healthy stand before any fault: the drill needs a whole stand (make restore, make status)", a.Name, labelsNote(a))
+				if n := till.Failed(); n > 0 {
+					err = fmt.Errorf("%w; %d of the till's writes failed, the last with: %v", err, n, till.LastErr())
+				}
+				return err
 			}
 		}
 		if err := brewkit.Sleep(ctx, poll); err != nil {

@@ -108,16 +108,15 @@ func (m *Metrics) Serve(ctx context.Context, addr string) error {
 
 // Till places orders on a topic at a steady rate until it is stopped.
 type Till struct {
-	cl      *kgo.Client
-	m       *Metrics
-	topic   string
-	placed  atomic.Int64
-	failed  atomic.Int64
-	lastErr atomic.Pointer[error]
-	lastAt  atomic.Int64    // when the last write failed, in Unix nanoseconds
-	parent  context.Context // the records' context
-	cancel  context.CancelFunc
-	done    chan struct{}
+	cl     *kgo.Client
+	m      *Metrics
+	topic  string
+	placed atomic.Int64
+	failed atomic.Int64
+	last   atomic.Pointer[failure] // the last write that failed
+	parent context.Context         // the records' context
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // StartTill starts writing rate orders a second to topic with acks=all,
@@ -168,8 +167,7 @@ func (t *Till) run(ctx context.Context, rate int, orders int64) {
 					return // the program is stopping: not the cluster's failure
 				}
 				t.failed.Add(1)
-				t.lastErr.Store(&err)
-				t.lastAt.Store(time.Now().UnixNano())
+				t.last.Store(&failure{time.Now(), err})
 				t.m.produceFails.WithLabelValues(r.Topic).Inc()
 				return
 			}
@@ -185,20 +183,25 @@ func (t *Till) Placed() int64 { return t.placed.Load() }
 // Failed is how many orders failed to be written so far.
 func (t *Till) Failed() int64 { return t.failed.Load() }
 
-// LastErr is the last write's error, or nil.
-func (t *Till) LastErr() error {
-	if p := t.lastErr.Load(); p != nil {
-		return *p
-	}
-	return nil
+// failure is a write that failed, and when.
+type failure struct {
+	at  time.Time
+	err error
 }
 
-// LastFailed is when the last write failed (the zero time when none did).
-func (t *Till) LastFailed() time.Time {
-	if n := t.lastAt.Load(); n != 0 {
-		return time.Unix(0, n)
+// LastErr is the last write's error, or nil.
+func (t *Till) LastErr() error {
+	_, err := t.LastFailure()
+	return err
+}
+
+// LastFailure is when the last write failed and its error (the zero time
+// and nil when none did).
+func (t *Till) LastFailure() (time.Time, error) {
+	if f := t.last.Load(); f != nil {
+		return f.at, f.err
 	}
-	return time.Time{}
+	return time.Time{}, nil
 }
 
 // Done is closed when the till has placed all its orders (or was stopped)
@@ -229,7 +232,6 @@ type Kitchen struct {
 	err     error         // why, once exited is closed
 	stopped bool          // Stop ran: a second call returns err alone
 	lastErr atomic.Pointer[error]
-	lastAt  atomic.Int64 // when the last write failed, in Unix nanoseconds
 }
 
 // StartKitchen joins group on topic as client brew-kitchen and cooks each
