@@ -43,9 +43,13 @@ type Config struct {
 	Moved func(ctx context.Context, res Result) error
 }
 
-// Defaults: 6 partitions holding 24 MiB, node 4's share copied at 2 MiB/s
-// (about 8 s) with 200 orders a second beside.
-var Defaults = Config{Partitions: 6, Preload: 24 << 20, Throttle: 2 << 20, Rate: 200, Drain: true}
+// Defaults: 6 partitions holding 96 MiB, node 4's share (64 MiB) copied at
+// 4 MiB/s (about 16 s) with 200 orders a second beside. A follower fetches
+// at most 1 MiB of a partition per request (replica.fetch.max.bytes), so the
+// copy comes in steps of about 4 MiB, and the throttle holds an average over
+// its window of 11 one-second samples: the copy must be many steps long for
+// its rate to show the throttle (at 16 MiB a step more or less was 25%).
+var Defaults = Config{Partitions: 6, Preload: 96 << 20, Throttle: 4 << 20, Rate: 200, Drain: true}
 
 // Nodes starts and stops nodes: the stand that is up.
 type Nodes interface {

@@ -24,7 +24,7 @@ func main() {
 	keep := flag.Bool("keep", false, "leave node 4 in the cluster with its partitions (make restore takes it out)")
 	asJSON := flag.Bool("json", false, "print the result as JSON")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), `usage: scale-out [-preload 24] [-throttle 2] [-rate 200] [-keep] [-json]
+		fmt.Fprintf(flag.CommandLine.Output(), `usage: scale-out [-preload 96] [-throttle 4] [-rate 200] [-keep] [-json]
 
 Starts node 4 (a broker only) on the stand that is up (native or docker),
 shows that Kafka moves nothing onto it by itself, reassigns a topic's
