@@ -119,16 +119,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options, m Mode) (Row, error
 	if _, err := o.Partner.SetFaults(ctx, partner.Faults{Latency: partner.Duration(o.Latency)}); err != nil {
 		return row, err
 	}
-	book := func(ctx context.Context, r *kgo.Record) error {
-		ev, err := courier.Decode(r)
-		if err != nil {
-			return err
-		}
-		// One booking per event: the event's number in the key lets the
-		// booking log tell the order the events were booked in.
-		_, err = o.Partner.Book(ctx, partner.Request{OrderID: ev.OrderID, ShopID: ev.ShopID}, ev.OrderID+"#"+strconv.FormatInt(ev.Seq, 10))
-		return err
-	}
+	book := func(ctx context.Context, r *kgo.Record) error { return bookEvent(ctx, o.Partner, r) }
 	consumer, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(b.Group()), kgo.ConsumeTopics(o.Topic),
 		kgo.DisableAutoCommit(), brewkit.ConsumeErrors())
 	if err != nil {
@@ -190,6 +181,27 @@ func outOfOrder(l partner.Log) int {
 }
 
 type bookFunc func(context.Context, *kgo.Record) error
+
+// bookEvent books r's event. One booking per event: the event's number in
+// the idempotency key lets the booking log tell the order the events were
+// booked in. The key also makes a call that got no answer safe to make
+// again (the partner books a key once and answers a repeat with the first
+// booking), and record mode needs that: it sends hundreds of calls at once,
+// and on a busy machine some of them wait out the client's 2 s.
+func bookEvent(ctx context.Context, p *partner.Client, r *kgo.Record) error {
+	ev, err := courier.Decode(r)
+	if err != nil {
+		return err
+	}
+	req := partner.Request{OrderID: ev.OrderID, ShopID: ev.ShopID}
+	key := ev.OrderID + "#" + strconv.FormatInt(ev.Seq, 10)
+	for attempt := 1; ; attempt++ {
+		_, err = p.Book(ctx, req, key)
+		if err == nil || attempt == 3 || !partner.Retriable(err) {
+			return err
+		}
+	}
+}
 
 // plain is the loop of lecture 06: poll, book each record, commit.
 func plain(ctx context.Context, cl *kgo.Client, want int, book bookFunc) error {
