@@ -24,7 +24,7 @@ func main() {
 	keep := flag.Bool("keep", false, "leave node 4 in the cluster with its partitions (make restore takes it out)")
 	asJSON := flag.Bool("json", false, "print the result as JSON")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), `usage: scale-out [-preload 96] [-throttle 4] [-rate 200] [-keep] [-json]
+		fmt.Fprintf(flag.CommandLine.Output(), `usage: scale-out [-preload %d] [-throttle %d] [-rate %d] [-keep] [-json]
 
 Starts node 4 (a broker only) on the stand that is up (native or docker),
 shows that Kafka moves nothing onto it by itself, reassigns a topic's
@@ -33,7 +33,7 @@ leaders, then drains node 4, stops it and unregisters it. A witness writes
 orders (acks=all) and reads them back throughout. make restore undoes an
 interrupted run.
 
-`)
+`, scaleout.Defaults.Preload>>20, scaleout.Defaults.Throttle>>20, scaleout.Defaults.Rate)
 		flag.PrintDefaults()
 	}
 	flag.Parse()
