@@ -20,8 +20,8 @@ doctor: ## check this machine (Go, Docker, Java, memory, ports, disk) and the cl
 up: ## start the cluster: make up [STAND=auto|docker|native|embedded]
 	@$(BREWSTAND) up -stand $(STAND)
 
-down: ## stop the services beside the cluster, then the cluster (data is kept)
-	@$(BREWSTAND) down
+down: ## stop the services beside the cluster, then the cluster (data is kept), and any test tier's instance
+	@$(BREWSTAND) down -all
 
 status: ## the stand that is up, each node, the quorum leader, the services
 	@$(BREWSTAND) status

@@ -116,6 +116,11 @@ func (s *Stand) Doctor(ctx context.Context, cfg brewkit.Config) Diagnosis {
 	for _, svc := range services {
 		add(s.serviceCheck(ctx, svc))
 	}
+	for _, o := range s.Instances() {
+		if o.instance != s.instance {
+			add(Check{"instance", "ok", fmt.Sprintf("instance %d: the %s stand is up on %s (a test tier's)", o.instance, o.Current(), Bootstrap(o.instance)), "`make down` stops it with the rest"})
+		}
+	}
 
 	add(contractCheck(ctx, cfg))
 	add(s.securedCheck(ctx))

@@ -19,7 +19,7 @@ type embedded struct{ s *Stand }
 
 const embeddedMarker = "brew-embedded"
 
-func (d *embedded) bin() string     { return d.s.state("bin", embeddedMarker) }
+func (d *embedded) bin() string     { return d.s.shared("bin", embeddedMarker) }
 func (d *embedded) dir() string     { return d.s.state("embedded") }
 func (d *embedded) pidFile() string { return d.s.state("embedded.pid") }
 func (d *embedded) logFile() string { return filepath.Join(d.dir(), "embedded.log") }

@@ -23,7 +23,7 @@ import (
 // folder and stand/metrics into its containers.
 
 // MetricsPort is node n's metrics port for Prometheus (17071-17073).
-func MetricsPort(n int) int { return 17070 + n }
+func MetricsPort(n int) int { return Port(17070 + n) }
 
 // JMXExporterVersion is the release of io.prometheus.jmx:jmx_prometheus_javaagent
 // the nodes run: the newest 1.x Maven Central serves where the course is
@@ -45,7 +45,7 @@ var jmxExporterURL = "https://repo.maven.apache.org/maven2/io/prometheus/jmx/jmx
 	JMXExporterVersion + "/" + jmxExporterJar
 
 // MetricsAgent is the JMX exporter agent's jar in .stand/metrics.
-func (s *Stand) MetricsAgent() string { return s.state("metrics", jmxExporterJar) }
+func (s *Stand) MetricsAgent() string { return s.shared("metrics", jmxExporterJar) }
 
 // MetricsConfig is the exporter's configuration, in the repository: which
 // MBeans become which series (the names lecture 13's alert rules use).

@@ -30,19 +30,45 @@ const (
 
 // lib is the folder of this release's jars: one per version, so that a
 // checkout moved to another release never mixes two on the class path.
-func (d *native) lib() string          { return d.s.state("native", "kafka-"+KafkaVersion) }
+func (d *native) lib() string          { return d.s.shared("native", "kafka-"+KafkaVersion) }
 func (d *native) nodeDir(n int) string { return d.s.state("native", fmt.Sprintf("node%d", n)) }
 func (d *native) pidFile(n int) string { return d.s.state(fmt.Sprintf("native-%d.pid", n)) }
 func (d *native) config(n int) string {
+	if d.s.instance != 0 {
+		return d.s.state("native", fmt.Sprintf("node%d.properties", n)) // written by instanceConfig
+	}
+	return d.contractConfig(n)
+}
+
+func (d *native) contractConfig(n int) string {
 	return filepath.Join(d.s.Root, "stand", "native", fmt.Sprintf("node%d.properties", n))
 }
-func (d *native) marker(n int) string  { return fmt.Sprintf("node%d.properties", n) }
+
+// instanceConfig writes node n's properties for another instance of the
+// stand: the contract file with the instance's ports and state folders.
+func (d *native) instanceConfig(n int) error {
+	if d.s.instance == 0 {
+		return nil
+	}
+	b, err := os.ReadFile(d.contractConfig(n))
+	if err != nil {
+		return err
+	}
+	rel := func(p string) string { r, _ := filepath.Rel(d.s.Root, p); return filepath.ToSlash(r) + "/" }
+	conf := instancePorts(d.s.instance, string(b))
+	conf = strings.NewReplacer(".stand/native/", rel(d.s.state("native")), ".stand/tls/", rel(d.s.state("tls"))).Replace(conf)
+	if err := os.MkdirAll(d.s.state("native"), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(d.config(n), []byte(conf), 0o644)
+}
+func (d *native) marker(n int) string  { return d.config(n) }
 func (d *native) dataDir(n int) string { return filepath.Join(d.nodeDir(n), "data") }
 func (d *native) logDir(n int) string  { return filepath.Join(d.nodeDir(n), "logs") }
 func (d *native) ports() []int {
 	var ps []int
 	for _, n := range Nodes {
-		ps = append(ps, ClientPort(n), 29091+n, 39091+n, SecurePort(n), MTLSPort(n), MetricsPort(n))
+		ps = append(ps, ClientPort(n), Port(29091+n), Port(39091+n), SecurePort(n), MTLSPort(n), MetricsPort(n))
 	}
 	return ps
 }
@@ -122,6 +148,9 @@ func (d *native) java(ctx context.Context, log4j, logDir string, args ...string)
 // format writes node n's storage (meta.properties with the course cluster id)
 // unless it is already formatted.
 func (d *native) format(ctx context.Context, n int) error {
+	if err := d.instanceConfig(n); err != nil {
+		return fmt.Errorf("writing node %d's properties for instance %d: %w", n, d.s.instance, err)
+	}
 	if isFile(filepath.Join(d.dataDir(n), "meta.properties")) {
 		return nil
 	}
@@ -262,7 +291,7 @@ func (d *native) tool(ctx context.Context, _ int, name string, args []string) (*
 	t := tools[name]
 	all := []string{t.class}
 	if t.bootstrap {
-		all = append(all, "--bootstrap-server", brewkit.Default().Bootstrap())
+		all = append(all, "--bootstrap-server", cluster().Bootstrap())
 	}
 	return d.java(ctx, toolsLog4j, os.TempDir(), append(all, args...)...), nil
 }
@@ -334,7 +363,7 @@ func (s *Stand) ReleaseJars(ctx context.Context, version string) (string, error)
 	if version == KafkaVersion {
 		return s.FetchJars(ctx)
 	}
-	lib := s.state("native", "kafka-"+version)
+	lib := s.shared("native", "kafka-"+version)
 	if isFile(filepath.Join(lib, "kafka_2.13-"+version+".jar")) {
 		return lib, nil
 	}

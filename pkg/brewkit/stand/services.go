@@ -98,7 +98,7 @@ func lookupServices(names []string) ([]Service, error) {
 }
 
 func (s *Stand) serviceDir(name string, parts ...string) string {
-	return s.state(append([]string{"services", name}, parts...)...)
+	return s.shared(append([]string{"services", name}, parts...)...)
 }
 
 // How a service runs is recorded at its start in .stand/services/NAME/how:
@@ -154,7 +154,7 @@ func (s *Stand) placement(ctx context.Context, svc Service, f Flavor) (p process
 
 // courseAnswers reports whether a node of the course cluster answers. A
 // variable, so tests can stand in for the cluster.
-var courseAnswers = func() bool { return answers(brewkit.Default().Brokers) }
+var courseAnswers = func() bool { return answers(cluster().Brokers) }
 
 // kafkaFor says why svc, a Kafka client, cannot run on the stand f.
 func kafkaFor(svc Service, f Flavor) error {
@@ -172,6 +172,9 @@ func kafkaFor(svc Service, f Flavor) error {
 // runs already is left alone. Every wait is bounded, and a failure names the
 // service's log.
 func (s *Stand) StartServices(ctx context.Context, names ...string) error {
+	if s.instance != 0 {
+		return errInstanceNoServices
+	}
 	if len(names) == 0 {
 		return fmt.Errorf("name the services to start: %s", strings.Join(serviceNames(), ", "))
 	}
@@ -280,6 +283,9 @@ func (s *Stand) waitService(ctx context.Context, svc Service, p process, start t
 // StopServices stops the named services (none: every one) that run, and
 // says which it stopped.
 func (s *Stand) StopServices(ctx context.Context, names ...string) error {
+	if s.instance != 0 {
+		return nil // an instance has none (instance.go)
+	}
 	svcs, err := lookupServices(names)
 	if err != nil {
 		return err
@@ -317,6 +323,9 @@ func (s *Stand) stopService(ctx context.Context, svc Service, asked bool) error 
 // resetServices wipes every service's data and logs (what was installed
 // stays); a running service is stopped first.
 func (s *Stand) resetServices(ctx context.Context) error {
+	if s.instance != 0 {
+		return nil
+	}
 	if err := s.StopServices(ctx); err != nil {
 		return err
 	}
@@ -353,6 +362,9 @@ type ServiceStatus struct {
 
 // ServiceStatuses reports the services that run or have state.
 func (s *Stand) ServiceStatuses(ctx context.Context) []ServiceStatus {
+	if s.instance != 0 {
+		return nil // an instance has none (instance.go)
+	}
 	var out []ServiceStatus
 	for _, svc := range services {
 		p := s.process(svc)
@@ -406,10 +418,10 @@ func PrintServices(w io.Writer, svcs []ServiceStatus) {
 // tests starting the same service do not both start it; it waits at most
 // five minutes (a first install takes one).
 func (s *Stand) lockService(ctx context.Context, svc Service) (unlock func(), err error) {
-	if err := os.MkdirAll(s.state("services"), 0o755); err != nil {
+	if err := os.MkdirAll(s.shared("services"), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(s.state("services", svc.Name+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(s.shared("services", svc.Name+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening the lock of %s: %w", svc.Name, err)
 	}

@@ -52,7 +52,10 @@ const Fourth = 4
 
 // ClientPort is node n's client port on 127.0.0.1 (node 4's is 19096:
 // 19095 is the embedded stand's control port).
-func ClientPort(n int) int {
+// On another instance of the stand, the instance's port for it.
+func ClientPort(n int) int { return Port(contractClientPort(n)) }
+
+func contractClientPort(n int) int {
 	if n == Fourth {
 		return 19096
 	}
@@ -80,13 +83,26 @@ func ParseFlavor(s string) (Flavor, error) {
 type Stand struct {
 	Root string    // repository root
 	Out  io.Writer // progress for people; io.Discard to silence
+
+	instance int // 0: the student's stand; else another instance (instance.go)
 }
 
 // Find locates the repository root: $BREW_ROOT, else the nearest directory
 // above the working directory holding go.work and stand/.
+//
+// It works on the instance BREW_STAND_INSTANCE names (0 when unset).
 func Find() (*Stand, error) {
+	inst, err := parseInstance(os.Getenv(EnvInstance))
+	if err != nil {
+		return nil, err
+	}
+	if inst != 0 && os.Getenv(brewkit.EnvBootstrap) == "" {
+		// What this process starts, waits for and runs tools against is
+		// the instance's cluster, not the contract ports.
+		os.Setenv(brewkit.EnvBootstrap, Bootstrap(inst))
+	}
 	if root := os.Getenv("BREW_ROOT"); root != "" {
-		return &Stand{Root: root, Out: os.Stderr}, nil
+		return &Stand{Root: root, Out: os.Stderr, instance: inst}, nil
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -94,7 +110,7 @@ func Find() (*Stand, error) {
 	}
 	for {
 		if isFile(filepath.Join(dir, "go.work")) && isDir(filepath.Join(dir, "stand")) {
-			return &Stand{Root: dir, Out: os.Stderr}, nil
+			return &Stand{Root: dir, Out: os.Stderr, instance: inst}, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -104,7 +120,15 @@ func Find() (*Stand, error) {
 	}
 }
 
+// state is a path in this instance's state: .stand/ for instance 0,
+// .stand/i<N>/ for another.
 func (s *Stand) state(parts ...string) string {
+	return filepath.Join(append([]string{s.Root, ".stand", InstanceName(s.instance)}, parts...)...)
+}
+
+// shared is a path in what every instance shares: downloaded jars and
+// packages, built binaries, the services' state.
+func (s *Stand) shared(parts ...string) string {
 	return filepath.Join(append([]string{s.Root, ".stand"}, parts...)...)
 }
 
@@ -155,6 +179,9 @@ type driver interface {
 }
 
 func (s *Stand) driver(f Flavor) (driver, error) {
+	if s.instance != 0 && (f == Docker || f == Embedded) {
+		return nil, fmt.Errorf("stand instance %d runs the native stand only, not %s", s.instance, f)
+	}
 	switch f {
 	case Native:
 		return &native{s: s}, nil
@@ -170,6 +197,9 @@ func (s *Stand) driver(f Flavor) (driver, error) {
 func (s *Stand) node(n int) (Flavor, driver, error) {
 	if !slices.Contains(Nodes, n) && n != Fourth {
 		return "", nil, fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3 (and 4, lecture 15's broker)", n)
+	}
+	if err := s.belongs(); err != nil {
+		return "", nil, err
 	}
 	f, d, err := s.current()
 	if err == nil && n == Fourth && f == Embedded {
@@ -280,6 +310,25 @@ func (s *Stand) Down(ctx context.Context) error {
 	}
 	s.say("stand: %s is down", f)
 	return s.setCurrent("")
+}
+
+// DownAll is Down on this instance and then on every other instance of
+// the stand that is up in this checkout (what `make down` does: a test
+// tier killed midway may leave an instance running).
+func (s *Stand) DownAll(ctx context.Context) error {
+	if err := s.Down(ctx); err != nil {
+		return err
+	}
+	for _, o := range s.Instances() {
+		if o.instance == s.instance {
+			continue
+		}
+		s.say("stand: instance %d (%s) is up too; stopping it", o.instance, Bootstrap(o.instance))
+		if err := o.Down(ctx); err != nil {
+			return fmt.Errorf("stopping stand instance %d: %w", o.instance, err)
+		}
+	}
+	return nil
 }
 
 // Reset stops the stand that is up and wipes the data of every flavor and of
@@ -495,7 +544,7 @@ func toolNames() []string {
 func (s *Stand) WaitReady(ctx context.Context, nodes ...int) error {
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
-	cl, err := brewkit.NewClient(brewkit.Default())
+	cl, err := brewkit.NewClient(cluster())
 	if err != nil {
 		return err
 	}

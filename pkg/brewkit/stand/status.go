@@ -52,7 +52,7 @@ func (s *Stand) Status(ctx context.Context) (Status, error) {
 		}
 	}
 	var brokers []int32
-	cl, err := brewkit.NewClient(brewkit.Default())
+	cl, err := brewkit.NewClient(cluster())
 	if err != nil {
 		return st, err
 	}

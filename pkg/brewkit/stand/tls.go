@@ -27,10 +27,10 @@ import (
 // other principal has only what ACLs grant it.
 
 // SecurePort is node n's SASL_SSL port, MTLSPort its mutual-TLS port.
-func SecurePort(n int) int { return 19191 + n }
+func SecurePort(n int) int { return Port(19191 + n) }
 
 // MTLSPort is node n's mutual-TLS (SSL, client certificate required) port.
-func MTLSPort(n int) int { return 19291 + n }
+func MTLSPort(n int) int { return Port(19291 + n) }
 
 // The course's admin on the secured listeners: a super user, with this
 // SCRAM-SHA-512 password on SECURE and the client certificate brew.pem on
@@ -139,7 +139,7 @@ func (s *Stand) EnsureTLS() error {
 // each start, and lecture 12's own users after a node's restart need `make
 // users` again.
 func ensureAdmin(ctx context.Context) error {
-	cfg := brewkit.Default()
+	cfg := cluster()
 	cl, err := brewkit.NewClient(cfg)
 	if err != nil {
 		return err

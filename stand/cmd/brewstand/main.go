@@ -27,7 +27,8 @@ var usage = `usage: brewstand VERB [ARGS]
 
 verbs:
   up [-stand auto|docker|native|embedded]   start the cluster and wait until it is ready
-  down                                      stop the services beside the cluster, then the cluster (data is kept)
+  down [-all]                               stop the services beside the cluster, then the cluster (data is kept);
+                                            -all: every instance of the stand in this checkout too
   status                                    flavor, each node's process, the quorum leader, the services
   stop-node [-kill] N                       stop node N (SIGTERM; -kill for SIGKILL)
   start-node N                              start node N again on its data (N=4: lecture 15's fourth node, a broker)
@@ -48,10 +49,15 @@ verbs:
   reset-lecture DIR                         delete the topics and groups (with their configs) of the lecture in DIR
   jars                                      fetch Kafka's jars once (Maven) and print their folder
   tools                                     list the Kafka tools the stand runs: NAME CLASS
+  bootstrap                                 print the stand's client addresses (KAFKA_BOOTSTRAP for its instance)
   version                                   print the Kafka release the course runs (` + stand.KafkaVersion + `)
 
 services: postgres (127.0.0.1:15432, lecture 11), connect (Kafka Connect with Debezium,
 127.0.0.1:18083, lecture 11; needs real Kafka), prometheus (127.0.0.1:19090, lecture 13)
+
+BREW_STAND_INSTANCE=N (1-9) works on another instance of the stand, for the test tiers: the
+native stand on its own block of ports (node 1's client port 22N12 - 22112 for N=1), its
+state in .stand/iN/, no services. Unset, the stand is the course's, on the contract ports.
 `
 
 // errUsage marks a usage error: exit status 2.
@@ -99,7 +105,7 @@ type verb func(ctx context.Context, s *stand.Stand, args []string, out io.Writer
 
 var verbs = map[string]verb{
 	"up":            up,
-	"down":          func(ctx context.Context, s *stand.Stand, _ []string, _ io.Writer) error { return s.Down(ctx) },
+	"down":          down,
 	"reset":         func(ctx context.Context, s *stand.Stand, _ []string, _ io.Writer) error { return s.Reset(ctx) },
 	"status":        status,
 	"stop-node":     stopNode,
@@ -115,8 +121,25 @@ var verbs = map[string]verb{
 	"reset-lecture": resetLecture,
 	"jars":          jars,
 	"version":       version,
-	"tools":         tools,
-	"tool":          tool,
+	"bootstrap": func(_ context.Context, s *stand.Stand, _ []string, out io.Writer) error {
+		_, err := fmt.Fprintln(out, stand.Bootstrap(s.InstanceNumber()))
+		return err
+	},
+	"tools": tools,
+	"tool":  tool,
+}
+
+// down stops this instance's stand; with -all every instance's too.
+func down(ctx context.Context, s *stand.Stand, args []string, _ io.Writer) error {
+	fs := flag.NewFlagSet("down", flag.ContinueOnError)
+	all := fs.Bool("all", false, "stop every instance of the stand in this checkout, not only this one")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *all {
+		return s.DownAll(ctx)
+	}
+	return s.Down(ctx)
 }
 
 func up(ctx context.Context, s *stand.Stand, args []string, _ io.Writer) error {
@@ -138,10 +161,22 @@ func status(ctx context.Context, s *stand.Stand, _ []string, out io.Writer) erro
 	st, err := s.Status(ctx)
 	if err != nil {
 		stand.PrintServices(out, st.Services)
+		printInstances(s, out)
 		return err
 	}
 	st.Print(out)
+	printInstances(s, out)
 	return nil
+}
+
+// printInstances names the other instances of the stand that are up (the
+// test tiers start them; `make down` stops them).
+func printInstances(s *stand.Stand, out io.Writer) {
+	for _, o := range s.Instances() {
+		if o.InstanceNumber() != s.InstanceNumber() {
+			fmt.Fprintf(out, "instance %d: %s stand up on %s (a test tier's; `make down` stops it)\n", o.InstanceNumber(), o.Current(), stand.Bootstrap(o.InstanceNumber()))
+		}
+	}
 }
 
 func stopNode(ctx context.Context, s *stand.Stand, args []string, _ io.Writer) error {
