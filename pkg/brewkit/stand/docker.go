@@ -24,8 +24,16 @@ type docker struct {
 // name:) cannot point the stand at other containers and volumes.
 const composeProject = "brew"
 
+//
+// Another instance of the stand is project brew-i<N>, from the contract file
+// rewritten for its ports, containers, network and key stores
+// (instanceCompose); its relative paths still resolve from stand/.
 func (d *docker) compose(ctx context.Context, args ...string) *exec.Cmd {
 	all := append([]string{"compose", "-p", composeProject, "-f", filepath.Join(d.s.Root, "stand", "docker-compose.yml")}, args...)
+	if d.s.instance != 0 {
+		all = append([]string{"compose", "-p", composeProject + "-" + InstanceName(d.s.instance),
+			"--project-directory", filepath.Join(d.s.Root, "stand"), "-f", d.s.state("docker-compose.yml")}, args...)
+	}
 	cmd := exec.CommandContext(ctx, "docker", all...)
 	cmd.Dir = d.s.Root
 	cmd.Env = append(os.Environ(), EnvImage+"="+d.image())
@@ -63,7 +71,7 @@ func (d *docker) runningImage() (image, standIn string) {
 	defer cancel()
 	for _, n := range Nodes {
 		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f",
-			`{{.Config.Image}}|{{index .Config.Labels "org.brew.standin"}}`, service(n)).Output()
+			`{{.Config.Image}}|{{index .Config.Labels "org.brew.standin"}}`, nodeContainer(n)).Output()
 		if err != nil {
 			continue
 		}
@@ -92,7 +100,42 @@ func (d *docker) run(ctx context.Context, args ...string) error {
 	return nil
 }
 
+// service is node n's compose service, and its host name in the stand's network.
 func service(n int) string { return fmt.Sprintf("kafka-%d", n) }
+
+// nodeContainer is node n's container: kafka-N on instance 0, brew-iN-kafka-N on
+// another instance (instance.go).
+func nodeContainer(n int) string {
+	if i := Instance(); i != 0 {
+		return composeProject + "-" + InstanceName(i) + "-" + service(n)
+	}
+	return service(n)
+}
+
+// instanceCompose writes the compose file of another instance: the contract
+// file with the instance's ports, its own container names and network (the
+// contract's fixed subnet 10.210.119.0/24 moved to 10.210.119+N), and its own
+// key stores. The services stay instance 0's (an instance runs none).
+func (d *docker) instanceCompose() error {
+	if d.s.instance == 0 {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(d.s.Root, "stand", "docker-compose.yml"))
+	if err != nil {
+		return err
+	}
+	i := d.s.instance
+	conf := instancePorts(i, string(b))
+	conf = strings.NewReplacer(
+		"container_name: kafka-", "container_name: "+composeProject+"-"+InstanceName(i)+"-kafka-",
+		"10.210.119.", fmt.Sprintf("10.210.%d.", 119+i),
+		"../.stand/tls:", "../.stand/"+InstanceName(i)+"/tls:",
+	).Replace(conf)
+	if err := os.MkdirAll(d.s.state(), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(d.s.state("docker-compose.yml"), []byte(conf), 0o644)
+}
 
 func (d *docker) ports() []int {
 	var ps []int
@@ -112,6 +155,9 @@ func (d *docker) start(ctx context.Context) error {
 	// Mounted into the nodes too: a node whose agent jar is missing does not start.
 	if _, err := d.s.FetchMetricsAgent(ctx); err != nil {
 		return err
+	}
+	if err := d.instanceCompose(); err != nil {
+		return fmt.Errorf("writing the compose file of stand instance %d: %w", d.s.instance, err)
 	}
 	img := d.image()
 	d.s.say("stand: docker image %s", img)
@@ -236,7 +282,7 @@ func (d *docker) tool(ctx context.Context, node int, name string, args []string)
 // KAFKA_OPTS is emptied: the container's own loads the metrics agent, which
 // would try to bind the node's metrics port and stop the tool's JVM.
 func dockerToolArgs(node int, up []int, name string, args []string) []string {
-	all := []string{"exec", "-i", "-e", "KAFKA_OPTS=", service(node), "/opt/kafka/bin/" + name + ".sh"}
+	all := []string{"exec", "-i", "-e", "KAFKA_OPTS=", nodeContainer(node), "/opt/kafka/bin/" + name + ".sh"}
 	if tools[name].bootstrap {
 		var servers []string
 		for _, n := range up {

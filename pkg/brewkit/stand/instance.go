@@ -21,7 +21,7 @@ import (
 // side by side, each on a cluster of its own. A student never meets one:
 // nothing starts an instance unless the variable is set.
 //
-// An instance runs the native stand only, with no services beside it
+// An instance runs the native or the docker stand, with no services beside it
 // (PostgreSQL, Connect, Prometheus stay on instance 0's fixed ports), and
 // programs that use a fixed port of their own (lecture 15's node 4
 // controller, lecture 13's exporters, lecture 10's partner) run on instance 0.
@@ -130,10 +130,14 @@ func ContractPorts(n int, s string) string {
 var fiveDigits = regexp.MustCompile(`\b\d{5}\b`)
 
 // instancePorts rewrites every 127.0.0.1:PORT of a contract file (a node's
-// properties) to instance n's ports.
+// properties, the compose file) that names a contract port to instance n's
+// port; other ports (the compose file's optional web UI) stay.
 func instancePorts(n int, s string) string {
 	return loopbackPort.ReplaceAllStringFunc(s, func(m string) string {
 		p, _ := strconv.Atoi(strings.TrimPrefix(m, "127.0.0.1:"))
+		if _, ok := contractOffset[p]; !ok {
+			return m
+		}
 		return "127.0.0.1:" + strconv.Itoa(InstancePort(n, p))
 	})
 }

@@ -100,3 +100,40 @@ func TestNodeControlRefusesAnotherInstancesCluster(t *testing.T) {
 		t.Fatal("instance 0 accepted instance 2's bootstrap")
 	}
 }
+
+// The compose file of an instance publishes only the instance's ports, and
+// names containers, a network and key stores of its own.
+func TestInstanceComposeMovesPortsContainersAndNetwork(t *testing.T) {
+	root := t.TempDir()
+	src, err := filepath.Abs(filepath.Join("..", "..", "..", "stand"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(src, filepath.Join(root, "stand")); err != nil {
+		t.Fatal(err)
+	}
+	d := &docker{s: &Stand{Root: root, instance: 2}}
+	if err := d.instanceCompose(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, ".stand", "i2", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := string(b)
+	for _, m := range regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindAllStringSubmatch(conf, -1) {
+		if p, _ := strconv.Atoi(m[1]); (p < 22200 || p >= 22300) && p != 8080 {
+			t.Errorf("instance 2's compose file names %s, outside its block 22200-22299", m[0])
+		}
+	}
+	for _, want := range []string{"container_name: brew-i2-kafka-1", "10.210.121.11", "../.stand/i2/tls:/etc/brew/tls"} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("instance 2's compose file has no %q", want)
+		}
+	}
+	for _, gone := range []string{"container_name: kafka-", "10.210.119.", "../.stand/tls:"} {
+		if strings.Contains(conf, gone) {
+			t.Errorf("instance 2's compose file still has %q", gone)
+		}
+	}
+}

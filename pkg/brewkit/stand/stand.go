@@ -179,8 +179,8 @@ type driver interface {
 }
 
 func (s *Stand) driver(f Flavor) (driver, error) {
-	if s.instance != 0 && (f == Docker || f == Embedded) {
-		return nil, fmt.Errorf("stand instance %d runs the native stand only, not %s", s.instance, f)
+	if s.instance != 0 && f == Embedded {
+		return nil, fmt.Errorf("stand instance %d runs a real stand (native or docker), not the embedded one", s.instance)
 	}
 	switch f {
 	case Native:
@@ -664,9 +664,9 @@ func (s *Stand) ReadDataDir(ctx context.Context, n int, rel string) ([]string, e
 		}
 		return names, nil
 	case Docker:
-		out, err := exec.CommandContext(ctx, "docker", "exec", service(n), "ls", "-1", dir).Output()
+		out, err := exec.CommandContext(ctx, "docker", "exec", nodeContainer(n), "ls", "-1", dir).Output()
 		if err != nil {
-			return nil, fmt.Errorf("listing %s in %s: %w", dir, service(n), err)
+			return nil, fmt.Errorf("listing %s in %s: %w", dir, nodeContainer(n), err)
 		}
 		return strings.Fields(string(out)), nil
 	}
