@@ -24,7 +24,6 @@ type docker struct {
 // name:) cannot point the stand at other containers and volumes.
 const composeProject = "brew"
 
-//
 // Another instance of the stand is project brew-i<N>, from the contract file
 // rewritten for its ports, containers, network and key stores
 // (instanceCompose); its relative paths still resolve from stand/.
