@@ -24,9 +24,10 @@ type docker struct {
 // name:) cannot point the stand at other containers and volumes.
 const composeProject = "brew"
 
-// Another instance of the stand is project brew-i<N>, from the contract file
-// rewritten for its ports, containers, network and key stores
-// (instanceCompose); its relative paths still resolve from stand/.
+// compose is docker compose on the stand's project. Another instance of the
+// stand is project brew-i<N>, from the contract file rewritten for its ports,
+// containers, network and key stores (instanceCompose); its relative paths
+// still resolve from stand/.
 func (d *docker) compose(ctx context.Context, args ...string) *exec.Cmd {
 	all := append([]string{"compose", "-p", composeProject, "-f", filepath.Join(d.s.Root, "stand", "docker-compose.yml")}, args...)
 	if d.s.instance != 0 {
