@@ -234,7 +234,7 @@ func (d *docker) running(n int) (bool, string) {
 	}
 	for _, s := range strings.Fields(string(out)) {
 		if s == service(n) {
-			return true, "container " + s
+			return true, "container " + nodeContainer(n)
 		}
 	}
 	return false, ""
