@@ -87,6 +87,9 @@ func TestInstanceConfigMovesEveryPortAndPath(t *testing.T) {
 // Node control refuses a KAFKA_BOOTSTRAP of another instance.
 func TestNodeControlRefusesAnotherInstancesCluster(t *testing.T) {
 	s := &Stand{Root: t.TempDir(), instance: 2}
+	if err := s.setCurrent(Native); err != nil { // instance 2's native stand is up
+		t.Fatal(err)
+	}
 	t.Setenv("KAFKA_BOOTSTRAP", Bootstrap(1))
 	if _, _, err := s.node(1); err == nil || !strings.Contains(err.Error(), "refuses") {
 		t.Fatalf("node control of instance 2 with instance 1's bootstrap: %v, want a refusal", err)
@@ -98,6 +101,10 @@ func TestNodeControlRefusesAnotherInstancesCluster(t *testing.T) {
 	s0 := &Stand{Root: t.TempDir()}
 	if err := s0.belongs(); err == nil {
 		t.Fatal("instance 0 accepted instance 2's bootstrap")
+	}
+	// With no stand up, node control says so first, whatever KAFKA_BOOTSTRAP is.
+	if _, _, err := s0.node(1); err == nil || !strings.Contains(err.Error(), "make up") {
+		t.Fatalf("node control with no stand up: %v, want the advice to run make up", err)
 	}
 }
 

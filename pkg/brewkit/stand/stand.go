@@ -198,11 +198,14 @@ func (s *Stand) node(n int) (Flavor, driver, error) {
 	if !slices.Contains(Nodes, n) && n != Fourth {
 		return "", nil, fmt.Errorf("node %d does not exist: the nodes are 1, 2 and 3 (and 4, lecture 15's broker)", n)
 	}
+	f, d, err := s.current()
+	if err != nil {
+		return f, d, err // no stand is up: say that first
+	}
 	if err := s.belongs(); err != nil {
 		return "", nil, err
 	}
-	f, d, err := s.current()
-	if err == nil && n == Fourth && f == Embedded {
+	if n == Fourth && f == Embedded {
 		return f, d, errors.New("node 4 runs on the real stands only (native, docker): the embedded simulation has three brokers")
 	}
 	return f, d, err
