@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -257,6 +258,9 @@ func TestDockerNodesKeepTheirAddressesAlone(t *testing.T) {
 	}
 }
 
+// otherInstance matches the compose projects of the stand's other instances.
+var otherInstance = regexp.MustCompile(`^brew-i[0-9]$`)
+
 // TestDockerDownResetUpAlone takes the stand down, wipes it and brings it back:
 // the named volumes go with reset, no anonymous volume is left, and the
 // nodes format their storage again.
@@ -286,12 +290,21 @@ func TestDockerDownResetUpAlone(t *testing.T) {
 	}
 	mustBrewstand(t, s, "up", "-stand", "docker")
 	mustBrewstand(t, s, "reset")
-	out, err := exec.Command("docker", "volume", "ls", "-q").Output()
+	// Every volume but those of other instances of the stand (compose
+	// projects brew-iN, which the docker tier runs beside this test).
+	out, err := exec.Command("docker", "volume", "ls", "--format", `{{.Name}} {{.Label "com.docker.compose.project"}}`).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := strings.TrimSpace(string(out)); v != "" {
-		t.Errorf("volumes left after reset: %s", v)
+	var left []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, project, _ := strings.Cut(line, " ")
+		if name != "" && !otherInstance.MatchString(project) {
+			left = append(left, name)
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("volumes left after reset: %s", strings.Join(left, " "))
 	}
 	up := mustBrewstand(t, s, "up", "-stand", "docker")
 	if !strings.Contains(up, "docker is ready") {
