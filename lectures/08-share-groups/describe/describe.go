@@ -149,14 +149,14 @@ func Demo(ctx context.Context, cfg brewkit.Config, while func(Group) error) (Gro
 	err = brewkit.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {
 		var derr error
 		g, derr = Describe(ctx, adm, group)
-		var lag int64
-		for _, p := range g.Partitions {
-			lag += p.Lag
-		}
+		// Each partition's lag, not their sum: Kafka reports -1 for a
+		// partition whose lag it does not know yet, and -1 beside a
+		// partition one ticket behind sums to 0.
+		caughtUp := !slices.ContainsFunc(g.Partitions, func(p Partition) bool { return p.Lag != 0 })
 		mu.Lock()
 		n := len(done)
 		mu.Unlock()
-		return derr == nil && g.State == "Stable" && len(g.Members) == 2 && len(g.Partitions) == 3 && lag == 0 && n == tickets
+		return derr == nil && g.State == "Stable" && len(g.Members) == 2 && len(g.Partitions) == 3 && caughtUp && n == tickets
 	})
 	if err != nil {
 		return g, fmt.Errorf("share group %s did not settle with two members and every ticket done: %w", group, err)

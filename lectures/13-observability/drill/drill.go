@@ -86,6 +86,7 @@ type StepResult struct {
 	Timings    []Timing
 	FixedIn    time.Duration // how long the fix itself took (a node's start)
 	Unexpected []string      // other alerts that fired during the step, by name
+	Notes      []string      // for each of those, what the stand looked like then
 }
 
 // Report is the whole drill.

@@ -3,6 +3,7 @@ package drill
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func TestFireDrillReadmeAlone(t *testing.T) {
 			}
 		}
 		if len(s.Unexpected) > 0 {
-			t.Errorf("step %s: other alerts fired: %v", s.Step.Name, s.Unexpected)
+			t.Errorf("step %s: other alerts fired: %v (%s)", s.Step.Name, s.Unexpected, strings.Join(s.Notes, "; "))
 		}
 	}
 	if rep.Healthy < o.Healthy {

@@ -285,6 +285,9 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 	for _, e := range st.Expect {
 		res.Timings = append(res.Timings, Timing{Expect: e})
 	}
+	if err := whole(ctx, d.adm, d.say); err != nil {
+		return res, fmt.Errorf("step %s: %w", st.Name, err)
+	}
 	d.say(fmt.Sprintf("step %s: %s", st.Name, st.Fault))
 	faultAt := time.Now()
 	res.FaultAt = faultAt
@@ -324,6 +327,7 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 			if !seen[u] {
 				seen[u] = true
 				res.Unexpected = append(res.Unexpected, u)
+				res.Notes = append(res.Notes, unexpectedNote(ctx, d.adm, u, at))
 			}
 		}
 		if err := brewkit.Sleep(ctx, poll); err != nil {
