@@ -43,7 +43,7 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
-// FetchPartitionBytes is the courier's fetch.max.partition.bytes (kgo's
+// FetchPartitionBytes is the courier's max.partition.fetch.bytes (kgo's
 // default is 1 MiB): a fetch response brings at most this much of each
 // partition, at least one batch.
 const FetchPartitionBytes = 256 << 10

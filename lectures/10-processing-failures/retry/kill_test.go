@@ -36,7 +36,7 @@ const (
 	killCall       = 300 * time.Millisecond // one booking call's bound
 	killHealthy    = time.Second            // from the first courier's assignment to the outage
 	killOutage     = 15 * time.Second       //
-	killSession    = 6 * time.Second        // the broker's minimum: a killed member's partitions wait this long
+	killSession    = 6 * time.Second        // group.min.session.timeout.ms, the classic protocol's floor: a killed member's partitions wait this long
 	killKills      = 4                      // SIGKILLs, each a seeded 1.5-3.5 s after its instance got partitions
 	killDoneWithin = 2 * time.Minute
 )
