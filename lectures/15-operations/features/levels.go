@@ -64,7 +64,7 @@ var meanings = map[string]map[int16]string{
 	},
 	"eligible.leader.replicas.version": {
 		0: "no eligible leader replicas: only a member of the ISR may become leader (short of an unclean election)",
-		1: "eligible leader replicas (KIP-966): replicas that left the ISR while it was below min.insync.replicas may still be elected leader without losing committed data",
+		1: "eligible leader replicas (KIP-966): a replica that leaves the ISR as it shrinks below min.insync.replicas holds every acknowledged write, so it may still be elected leader",
 	},
 	"streams.version": {
 		0: "no streams groups: Kafka Streams rebalances through a classic consumer group",
