@@ -5,7 +5,9 @@
 // The till retries: when a write times out it writes the order again, the
 // same order id and the same payload, to the same partition at a later
 // offset; most retries come seconds after the original, a few minutes after
-// it (the till was offline), and some orders are written three times. Write
+// it (the till was offline), and some orders are written three times. A till
+// that was offline for a while also writes the orders it kept when it is
+// back, the oldest far more than window behind the stream time. Write
 // Dedup, an operator that reads one partition's records in offset order
 // (orders as package till writes them: keyed by the shop, the order id and
 // the event time "at" in the payload; till.Decode reads them) and forwards
@@ -17,7 +19,8 @@
 // must remember it (every retry arrives while the stream time is less than
 // window past its order's event time). Len is how many order ids it
 // remembers now. The grader writes three hours of orders with retries (a
-// lunch rush, a quiet afternoon, another rush) to a fresh topic of three
+// lunch rush, a quiet afternoon, another rush, and on each partition a till
+// offline for 25 minutes across the first two) to a fresh topic of three
 // partitions, reads it back, feeds each partition to its own
 // New(10*time.Minute) and checks, against its own recount of the topic,
 // that every distinct order id is forwarded exactly once, and, after every
