@@ -32,6 +32,7 @@ func ConsumeErrors() kgo.Opt { return kgo.KeepRetryableFetchErrors() }
 // ready to use; one FetchCheck follows one consumer.
 type FetchCheck struct {
 	unknownSince map[string]time.Time
+	seen         map[string]bool // topics a fetch answered without an error
 }
 
 // Err returns the first error of fs to report, naming topic and partition.
@@ -39,6 +40,10 @@ func (c *FetchCheck) Err(fs kgo.Fetches) error {
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
 		if p.Err == nil {
 			delete(c.unknownSince, fmt.Sprintf("%s/%d", p.Topic, p.Partition))
+			if c.seen == nil {
+				c.seen = map[string]bool{}
+			}
+			c.seen[p.Topic] = true
 		}
 	})
 	for _, fe := range fs.Errors() {
@@ -63,7 +68,10 @@ func (c *FetchCheck) Err(fs kgo.Fetches) error {
 			if time.Since(first) < UnknownTopicGrace {
 				continue
 			}
-			return fmt.Errorf("reading %s: %w (for %s: was the topic deleted?)", fe.Topic, err, UnknownTopicGrace)
+			if !c.seen[fe.Topic] {
+				return fmt.Errorf("reading %s: %w (for %s): the topic does not exist; create it first (the lecture's make target, or kafka-topics.sh --create --topic %s)", fe.Topic, err, UnknownTopicGrace, fe.Topic)
+			}
+			return fmt.Errorf("reading %s: %w (for %s, after it was read: was the topic deleted?)", fe.Topic, err, UnknownTopicGrace)
 		case errors.As(err, &groupErr) && !groupFatal(groupErr.Err):
 			// kgo tells through a fetch error that joining the group
 			// failed (a dead connection, a coordinator moving), and

@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -30,4 +32,25 @@ func TestFetchCheckReportsOnlyWhatKgoCannotRetry(t *testing.T) {
 	require.ErrorIs(t, err, kerr.GroupAuthorizationFailed)
 	err = c.Err(fetchErr("t", kerr.TopicAuthorizationFailed))
 	require.True(t, errors.Is(err, kerr.TopicAuthorizationFailed), "%v", err)
+}
+
+// A topic unknown for longer than UnknownTopicGrace is reported: as one that
+// does not exist when the reader never read it, as one perhaps deleted when
+// it did (virtual time: the grace passes at once).
+func TestFetchCheckTellsMissingFromDeleted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var c brewkit.FetchCheck
+		require.NoError(t, c.Err(fetchErr("never", kerr.UnknownTopicOrPartition)), "within the grace: brokers learn of a new topic a moment apart")
+		time.Sleep(brewkit.UnknownTopicGrace)
+		err := c.Err(fetchErr("never", kerr.UnknownTopicOrPartition))
+		require.ErrorIs(t, err, kerr.UnknownTopicOrPartition)
+		require.ErrorContains(t, err, "the topic does not exist; create it first")
+
+		require.NoError(t, c.Err(fetchErr("gone", nil)), "read once")
+		require.NoError(t, c.Err(fetchErr("gone", kerr.UnknownTopicOrPartition)))
+		time.Sleep(brewkit.UnknownTopicGrace)
+		err = c.Err(fetchErr("gone", kerr.UnknownTopicOrPartition))
+		require.ErrorIs(t, err, kerr.UnknownTopicOrPartition)
+		require.ErrorContains(t, err, "was the topic deleted?")
+	})
 }
