@@ -87,6 +87,9 @@ type StepResult struct {
 	FixedIn    time.Duration // how long the fix itself took (a node's start)
 	Unexpected []string      // other alerts that fired during the step, by name
 	Notes      []string      // for each of those, what the stand looked like then
+	// Controllers is what each node's exporter said when
+	// BrewOfflinePartitions fired in this step (none: it did not).
+	Controllers []ControllerView
 }
 
 // Report is the whole drill.

@@ -3,6 +3,7 @@ package drill
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,7 @@ func TestFireDrillReadmeAlone(t *testing.T) {
 			t.Errorf("step %s: other alerts fired: %v (%s)", s.Step.Name, s.Unexpected, strings.Join(s.Notes, "; "))
 		}
 	}
+	offlineCountedByEveryController(t, rep)
 	if rep.Healthy < o.Healthy {
 		t.Errorf("healthy for %s, want %s", rep.Healthy, o.Healthy)
 	}
@@ -73,4 +75,26 @@ func TestFireDrillReadmeAlone(t *testing.T) {
 	t.Log("\n" + out.String())
 	brewtest.MatchesReadme(t, "../README.md", "fire-drill", out.String())
 	brewtest.MatchesReadme(t, "../README.en.md", "fire-drill", out.String())
+}
+
+// offlineCountedByEveryController: when BrewOfflinePartitions fired, a
+// controller that was not the active one reported the same offline count as
+// the active one (every controller replays the metadata log; only
+// ActiveControllerCount tells them apart), which is why the rule takes max().
+func offlineCountedByEveryController(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, s := range rep.Steps {
+		if !slices.ContainsFunc(s.Timings, func(tm Timing) bool { return tm.Expect.Alert == "BrewOfflinePartitions" && tm.Fired() }) {
+			continue
+		}
+		t.Logf("step %s: when BrewOfflinePartitions fired, each node's exporter said %+v", s.Step.Name, s.Controllers)
+		active := slices.IndexFunc(s.Controllers, func(v ControllerView) bool { return v.Active == 1 })
+		if active < 0 || s.Controllers[active].Offline < 1 {
+			t.Errorf("step %s: no active controller reported an offline partition: %+v", s.Step.Name, s.Controllers)
+			continue
+		}
+		if !slices.ContainsFunc(s.Controllers, func(v ControllerView) bool { return v.Active == 0 && v.Offline == s.Controllers[active].Offline }) {
+			t.Errorf("step %s: no controller but the active one (node %s) reported its %v offline partitions: %+v", s.Step.Name, s.Controllers[active].Node, s.Controllers[active].Offline, s.Controllers)
+		}
+	}
 }

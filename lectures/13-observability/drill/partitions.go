@@ -3,6 +3,7 @@ package drill
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -108,4 +109,69 @@ func unexpectedNote(ctx context.Context, adm *kadm.Client, alert string, at time
 		note += ": " + offlineNow(ctx, adm)
 	}
 	return note
+}
+
+// ControllerView is what one node's exporter said, through Prometheus, when
+// BrewOfflinePartitions fired: whether it was the active controller and how
+// many partitions it counted offline.
+type ControllerView struct {
+	Node    string
+	Active  float64 // kafka_controller_kafkacontroller_activecontrollercount
+	Offline float64 // kafka_controller_kafkacontroller_offlinepartitionscount
+}
+
+// controllers reads both series of every node Prometheus scraped last. Each
+// controller replays the metadata log and counts offline partitions itself,
+// so a controller that is not the active one reports the same count.
+func controllers(ctx context.Context, prom *Prom) ([]ControllerView, error) {
+	byNode := map[string]*ControllerView{}
+	for _, q := range []string{"kafka_controller_kafkacontroller_activecontrollercount", "kafka_controller_kafkacontroller_offlinepartitionscount"} {
+		ss, err := prom.Query(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range ss {
+			n := s.Labels["node"]
+			v, ok := byNode[n]
+			if !ok {
+				v = &ControllerView{Node: n}
+				byNode[n] = v
+			}
+			if strings.HasSuffix(q, "activecontrollercount") {
+				v.Active = s.Value
+			} else {
+				v.Offline = s.Value
+			}
+		}
+	}
+	var out []ControllerView
+	for _, n := range slices.Sorted(maps.Keys(byNode)) {
+		out = append(out, *byNode[n])
+	}
+	return out, nil
+}
+
+// controllersSeen reads the controllers' views until the active one and
+// another have both been scraped with the partitions offline (a scrape
+// comes every 5 s; the alert's for: is 10 s), for up to 30 s; then it
+// returns the last views, whatever they show.
+func controllersSeen(ctx context.Context, prom *Prom) ([]ControllerView, error) {
+	var views []ControllerView
+	var qerr error
+	err := brewkit.WaitFor(ctx, 30*time.Second, poll, func() bool {
+		views, qerr = controllers(ctx, prom)
+		if qerr != nil {
+			return false
+		}
+		active := slices.IndexFunc(views, func(v ControllerView) bool { return v.Active == 1 && v.Offline > 0 })
+		other := slices.IndexFunc(views, func(v ControllerView) bool { return v.Active == 0 && v.Offline > 0 })
+		return active >= 0 && other >= 0
+	})
+	if qerr != nil {
+		return nil, qerr
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	return views, nil
 }

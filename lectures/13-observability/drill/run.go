@@ -320,6 +320,11 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 				if a.State == "firing" && res.Timings[i].Firing == 0 {
 					res.Timings[i].Firing = at
 					d.say(fmt.Sprintf("  %s firing after %ss", t.Expect, secs(at)))
+					if t.Expect.Alert == "BrewOfflinePartitions" {
+						if res.Controllers, err = controllersSeen(ctx, prom); err != nil {
+							return res, err
+						}
+					}
 				}
 			}
 		}
