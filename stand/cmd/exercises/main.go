@@ -385,7 +385,7 @@ func proveOne(ctx context.Context, w io.Writer, ex exercises.Exercise, env []str
 		if strings.HasPrefix(verdict, "WRONG") {
 			bad++
 		}
-		fmt.Fprintf(w, "%-28s %-16s %-18s %5.1fs  %s\n", ex.ID(), v.what, verdict, r.Elapsed.Seconds(), first)
+		fmt.Fprintf(w, "%-28s %-23s %-18s %5.1fs  %s\n", ex.ID(), v.what, verdict, r.Elapsed.Seconds(), first)
 	}
 	return bad
 }
