@@ -61,12 +61,17 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 	// out is 7 to 12 times the quota on the native stand here, 3 to 7 on
 	// the docker one, 2 under a CI build beside it, and 1.2 in a CI run
 	// whose containers tier started a second cluster beside it (measured).
-	// That is the machine's capacity, no claim of Kafka's: a run where
-	// noisy did not reach three times the quota without it shows the
-	// quota little (at 1.5 times it, in CI, noisy was throttled 15% of the
-	// phase; 94% at 30 times it, the README's run), so it is measured again, with users of its own, up to six
-	// times 20 s apart: in CI this test runs while the containers tier
-	// starts a second cluster beside the stand, for about 4 minutes.
+	// That is the machine's capacity, no claim of Kafka's, and it must hold
+	// in both phases: a quota phase in which the machine could write little
+	// more than the quota shows the quota little (in CI: noisy 3.4 times
+	// the quota flat out, then quiet, unthrottled beside it, at 1.3 times
+	// the quota, and noisy was throttled 6% of the phase; at 2.6 times,
+	// 36%; 94% at 30 times, the README's run). quiet's rate in the quota
+	// phase is what the machine could write then, since quiet has no quota.
+	// So a run that falls short in either phase is measured again, with
+	// users of its own, up to six times 20 s apart: in CI this test runs
+	// while the containers tier starts a second cluster beside the stand,
+	// for about 4 minutes.
 	var r quota.Result
 	var b strings.Builder
 	for attempt := 1; ; attempt++ {
@@ -82,11 +87,12 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 				n, r.Noisy.Without.Node(n)/1024, r.Noisy.With.Node(n)/1024, r.Noisy.With.Throttled[n], r.Noisy.With.Throttles,
 				r.Quiet.Without.Node(n)/1024, r.Quiet.With.Node(n)/1024)
 		}
-		if r.Noisy.Without.PerBroker() >= 3*rate || attempt == 6 {
+		free, limited := r.Noisy.Without.PerBroker(), r.Quiet.With.PerBroker()
+		if (free >= 3*rate && limited >= 2.5*rate) || attempt == 6 {
 			break
 		}
-		t.Logf("attempt %d: flat out noisy wrote %.0f KiB/s a broker, under three times the quota: the machine is busy; measuring again in 20s",
-			attempt, r.Noisy.Without.PerBroker()/1024)
+		t.Logf("attempt %d: flat out noisy wrote %.0f KiB/s a broker (3 times the quota needed), quiet beside the quota %.0f KiB/s (2.5 times needed): the machine is busy; measuring again in 20s",
+			attempt, free/1024, limited/1024)
 		select {
 		case <-ctx.Done():
 			t.Fatalf("no attempt left: %v", ctx.Err())
