@@ -15,7 +15,8 @@ import (
 // test in the lecture's root folder. Its README.md and README.en.md pass
 // checkReadme and agree block for block, its steps.txt agrees with its
 // Makefile and READMEs (checkSteps), both name every graded exercise
-// (checkExercises), and no program under cmd/ links the
+// (checkExercises), their Go blocks are excerpts of the lecture's source and
+// their reading lists name what the files declare (checkLectureCode), and no program under cmd/ links the
 // simulation (kfake), which is for tests and the embedded stand only.
 func CheckLecture(t *testing.T) {
 	t.Helper()
@@ -25,6 +26,7 @@ func CheckLecture(t *testing.T) {
 	checkLanguageLine(t)
 	checkSteps(t)
 	checkExercises(t)
+	checkLectureCode(t)
 
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/...").CombinedOutput()
 	if err != nil {

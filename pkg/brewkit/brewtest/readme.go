@@ -20,7 +20,8 @@ import (
 //
 //   - a column header of the block's table (ROLE, LAG, "MAX LAG"): the field in
 //     that column, in every row of the table, may be anything; COLUMN@first
-//     limits it to the rows whose first field is first (DUPLICATED@off);
+//     limits it to the rows whose first field, as the README writes it, is
+//     first (DUPLICATED@off), and is used there before an item for every row;
 //   - a label (RaftLeader:, records=, after, ->): the number or the list of
 //     numbers ([1 2]) right after it on a line may be any;
 //   - either, with a range the lesson depends on: "LAG 0..2000", "lost 0..0";
@@ -353,14 +354,21 @@ type column struct {
 }
 
 // vary returns the item that makes this column vary in a row whose first
-// field is first, or nil.
+// field is first, or nil: the item for that row (COLUMN@first) before the
+// one for every row (COLUMN), so a row can hold a narrower range.
 func (c column) vary(first string) *varyItem {
+	var all *varyItem
 	for _, it := range c.varies {
-		if it.row() == "" || it.row() == first {
+		switch it.row() {
+		case first:
 			return it
+		case "":
+			if all == nil {
+				all = it
+			}
 		}
 	}
-	return nil
+	return all
 }
 
 // headerColumns returns the columns of l when it is a table header that
@@ -434,7 +442,13 @@ func writeRow(b *strings.Builder, p *linePattern, l, orig string, cols []column,
 				col = c
 			}
 		}
-		it := col.vary(fs[0].text)
+		// A row is named by its first field as the README writes it (a
+		// brew.… name stays itself, though "names" blanks it to match).
+		first := fs[0].text
+		if len(ofs) == len(fs) {
+			first = strings.TrimSpace(ofs[0].text)
+		}
+		it := col.vary(first)
 		switch {
 		case it == nil:
 			writeTokens(b, p, f.text, items, used)

@@ -138,6 +138,26 @@ func TestColumnForOneRow(t *testing.T) {
 	}
 }
 
+// A row's own range is narrower than the column's, and wins; a row is named
+// as the README writes it, even when "names" blanks its name.
+func TestRowRangeWinsOverTheColumns(t *testing.T) {
+	b := Block{Name: "r", Text: "TOPIC          READ  RETRIED\nbrew.orders.v1  60    26\nbrew.retry.5s   26    0\n",
+		Vary: []string{"names", "RETRIED 0..60", "RETRIED@brew.orders.v1 1..60", "READ@brew.retry.5s 1..60"}}
+	if err := b.match("TOPIC          READ  RETRIED\nbrew.orders.v1  60    1\nbrew.retry.5s   1     60\n"); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{
+		"TOPIC          READ  RETRIED\nbrew.orders.v1  60    0\nbrew.retry.5s   26    0\n",   // the row's range
+		"TOPIC          READ  RETRIED\nbrew.orders.v1  60    26\nbrew.retry.5s   0     0\n",  // the row's range
+		"TOPIC          READ  RETRIED\nbrew.orders.v1  59    26\nbrew.retry.5s   26    0\n",  // READ of the other row is literal
+		"TOPIC          READ  RETRIED\nbrew.orders.v1  60    26\nbrew.retry.5s   26    61\n", // the column's range
+	} {
+		if b.match(bad) == nil {
+			t.Errorf("should not match:\n%s", bad)
+		}
+	}
+}
+
 // A name blanked to NAME must not shift the columns after it.
 func TestColumnsStayWhereTheBlockHasThem(t *testing.T) {
 	b := Block{Name: "c", Text: "TOPIC                 PART  MEMBER\nbrew.test.topic-12345  0     m-abc\n", Vary: []string{"names", "MEMBER"}}
