@@ -121,6 +121,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 			defer wg.Done()
 			defer cl.Close()
 			var check brewkit.FetchCheck
+			var free time.Time // when the barista is free for the next order
 			for cctx.Err() == nil {
 				fs, err := check.Poll(cctx, cl, 0)
 				if err != nil {
@@ -131,7 +132,14 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 					if cctx.Err() != nil {
 						return
 					}
-					time.Sleep(c.Work) // the barista at work
+					// The barista at work: Work per order, counted from when
+					// the last order was done (or from now, after a wait), so
+					// a busy machine's late wake-ups do not add up.
+					if now := time.Now(); free.Before(now) {
+						free = now
+					}
+					free = free.Add(c.Work)
+					time.Sleep(time.Until(free))
 					st.done(i, r.Partition, r.Offset)
 				})
 			}
