@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,96 +75,18 @@ type Courier struct {
 	Report func(Report)
 }
 
-// Report is one thing a courier tells: a sample of its state, its first
-// assignment, a record it read, its stop.
-type Report struct {
-	Kind string `json:"kind"` // assigned, sample, read, stopped
-
-	// sample, stopped
-	Queue   int   `json:"queue"`
-	Paused  bool  `json:"paused,omitempty"`
-	Pauses  int   `json:"pauses,omitempty"`  // times the loop paused fetching
-	Booked  int64 `json:"booked"`            // bookings the partner confirmed
-	Revoked int   `json:"revoked,omitempty"` // partitions taken away while running (rebalances)
-	RSS     int64 `json:"rss,omitempty"`     // VmRSS, bytes (Linux)
-	PeakRSS int64 `json:"peak_rss,omitempty"`
-
-	// assigned
-	Partitions int `json:"partitions,omitempty"`
-
-	// read
-	Order     string `json:"order,omitempty"`
-	Partition int32  `json:"p,omitempty"`
-	Offset    int64  `json:"o,omitempty"`
-
-	// stopped: what the graceful stop did
-	Drained   int           `json:"drained,omitempty"`   // records booked after the stop began
-	Abandoned int           `json:"abandoned,omitempty"` // records left unbooked when Drain ran out
-	Took      time.Duration `json:"took,omitempty"`      // from the stop to the group left
-}
-
 // Run consumes until ctx ends, then stops gracefully: no more polls, the
 // queue booked (within Drain), what is booked committed, the group left.
 func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	if c.Workers < 1 {
 		return errors.New("a courier needs at least one worker")
 	}
-	report := c.Report
-	if report == nil {
-		report = func(Report) {}
-	}
-	var mu sync.Mutex // one report at a time
-	tell := func(r Report) {
-		mu.Lock()
-		defer mu.Unlock()
-		report(r)
-	}
-
-	marks := newMarks()
-	var (
-		stopping  atomic.Bool
-		revoked   atomic.Int64
-		booked    atomic.Int64
-		pauses    atomic.Int64
-		paused    atomic.Bool
-		assigned  = map[string][]int32{}
-		assignMu  sync.Mutex
-		firstOnce sync.Once
-	)
-	var cl *kgo.Client
-	opts := []kgo.Opt{
-		kgo.ConsumerGroup(c.Group), kgo.ConsumeTopics(c.Topic),
-		kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
-		kgo.OnPartitionsAssigned(func(_ context.Context, cl *kgo.Client, got map[string][]int32) {
-			assignMu.Lock()
-			n := 0
-			for t, ps := range got {
-				assigned[t] = append(assigned[t], ps...)
-				n += len(ps)
-			}
-			if paused.Load() {
-				cl.PauseFetchPartitions(got) // a paused loop takes new partitions paused
-			}
-			assignMu.Unlock()
-			firstOnce.Do(func() { tell(Report{Kind: "assigned", Partitions: n}) })
-		}),
-		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, lost map[string][]int32) {
-			c.handBack(ctx, cl, marks, lost, &stopping, &revoked, assigned, &assignMu)
-		}),
-		kgo.OnPartitionsLost(func(ctx context.Context, cl *kgo.Client, lost map[string][]int32) {
-			c.handBack(ctx, cl, marks, lost, &stopping, &revoked, assigned, &assignMu)
-		}),
-	}
-	// kgo keeps at most one fetch response per broker, each up to
-	// FetchPartitionBytes a partition: part of the memory bound.
-	opts = append(opts, kgo.FetchMaxPartitionBytes(FetchPartitionBytes))
-	if c.SessionTimeout > 0 {
-		opts = append(opts, kgo.SessionTimeout(c.SessionTimeout), kgo.HeartbeatInterval(c.SessionTimeout/6))
-	}
-	cl, err := brewkit.NewClient(cfg, opts...)
+	r := &run{c: c, marks: newMarks(), q: newFIFO(), assigned: map[string][]int32{}, tell: c.teller()}
+	cl, err := brewkit.NewClient(cfg, r.opts()...)
 	if err != nil {
 		return err
 	}
+	r.cl = cl
 	closed := false
 	defer func() {
 		if !closed {
@@ -171,128 +94,25 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 		}
 	}()
 
-	q := newFIFO()
+	// The workers book what the loop queues, until the queue is closed and
+	// empty, or abandon ends a graceful stop's drain.
 	booker := courier.Booker{Partner: c.Partner, Idempotent: true}
 	bookCtx, abandon := context.WithCancel(context.WithoutCancel(ctx))
 	defer abandon()
 	var workers sync.WaitGroup
-	var afterStop, abandoned atomic.Int64
 	for range c.Workers {
-		workers.Go(func() {
-			for {
-				r, ok := q.pop()
-				if !ok {
-					return
-				}
-				if bookCtx.Err() != nil || !book(bookCtx, booker, r) {
-					abandoned.Add(1) // left unbooked and uncommitted
-					return
-				}
-				marks.finish(r)
-				booked.Add(1)
-				if stopping.Load() {
-					afterStop.Add(1)
-				}
-			}
-		})
+		workers.Go(func() { r.work(bookCtx, booker) })
 	}
+	stopSampling := r.sampleEvery(c.SampleEvery)
+	defer stopSampling()
 
-	every := c.SampleEvery
-	if every <= 0 {
-		every = 100 * time.Millisecond
-	}
-	sample := func(kind string) Report {
-		rss, peak := ReadRSS()
-		return Report{Kind: kind, Queue: q.len(), Paused: paused.Load(), Pauses: int(pauses.Load()),
-			Booked: booked.Load(), Revoked: int(revoked.Load()), RSS: rss, PeakRSS: peak}
-	}
-	sampling, stopSampling := context.WithCancel(context.Background())
-	var sampler sync.WaitGroup
-	sampler.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-sampling.Done():
-				return
-			case <-t.C:
-				tell(sample("sample"))
-			}
-		}
-	})
-	defer func() { stopSampling(); sampler.Wait() }()
-
-	commit := func(ctx context.Context) error { return commitMarks(ctx, cl, marks, nil) }
-	pause := func() {
-		assignMu.Lock()
-		defer assignMu.Unlock()
-		paused.Store(true)
-		pauses.Add(1)
-		cl.PauseFetchPartitions(assigned)
-	}
-	resume := func() {
-		assignMu.Lock()
-		defer assignMu.Unlock()
-		paused.Store(false)
-		cl.ResumeFetchPartitions(cl.PauseFetchPartitions(nil)) // every paused partition
-	}
-
-	var fc brewkit.FetchCheck
-	lastCommit := time.Now()
-	var loopErr error
-	for ctx.Err() == nil {
-		take := 0 // unbounded: all that is buffered
-		wait := 100 * time.Millisecond
-		if c.Queue > 0 {
-			n := q.len()
-			switch {
-			case !paused.Load() && n >= c.Queue:
-				pause()
-			case paused.Load() && n <= c.Low:
-				resume()
-			}
-			take = c.Queue - n
-			if paused.Load() {
-				// Paused polls return nothing of the paused partitions
-				// and drop what kgo buffered of them; a short one, so
-				// that the resume comes as soon as the queue is low.
-				wait = 10 * time.Millisecond
-			}
-			if take <= 0 {
-				q.waitPop(ctx, 50*time.Millisecond)
-				continue
-			}
-		}
-		pctx, cancel := context.WithTimeout(ctx, wait)
-		fs, err := fc.Poll(pctx, cl, take)
-		cancel()
-		if err != nil && ctx.Err() == nil {
-			loopErr = err
-			break
-		}
-		recs := fs.Records()
-		for _, r := range recs {
-			marks.take(r)
-			if c.Reads {
-				ev, _ := courier.Decode(r)
-				tell(Report{Kind: "read", Order: ev.OrderID, Partition: r.Partition, Offset: r.Offset})
-			}
-		}
-		q.push(recs)
-		if time.Since(lastCommit) >= c.CommitEvery {
-			if err := commit(ctx); err != nil && ctx.Err() == nil {
-				loopErr = err
-				break
-			}
-			lastCommit = time.Now()
-		}
-	}
+	loopErr := r.loop(ctx)
 
 	// The stop: no more polls; the workers book what the queue holds, up
 	// to Drain; what they booked is committed; Close leaves the group.
 	stopAt := time.Now()
-	stopping.Store(true)
-	q.close()
+	r.stopping.Store(true)
+	r.q.close()
 	drained := make(chan struct{})
 	go func() { workers.Wait(); close(drained) }()
 	drain := c.Drain
@@ -307,14 +127,11 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), cfg.Bound())
 	defer cancel()
-	cerr := commit(cctx)
+	cerr := commitMarks(cctx, cl, r.marks, nil)
 	cl.Close()
 	closed = true
 	stopSampling()
-	sampler.Wait()
-	r := sample("stopped")
-	r.Drained, r.Abandoned, r.Took = int(afterStop.Load()), int(abandoned.Load())+q.len(), time.Since(stopAt)
-	tell(r)
+	r.stopped(stopAt)
 	if loopErr != nil {
 		return loopErr
 	}
@@ -324,37 +141,160 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	return nil
 }
 
-// handBack is a rebalance taking partitions away: what is booked of them is
-// committed (the new owner starts after it), and they are forgotten.
-func (c *Courier) handBack(ctx context.Context, cl *kgo.Client, m *marks, lost map[string][]int32,
-	stopping *atomic.Bool, revoked *atomic.Int64, assigned map[string][]int32, mu *sync.Mutex) {
-	if !stopping.Load() {
-		for _, ps := range lost {
-			revoked.Add(int64(len(ps)))
-		}
+// run is what one Run's poll loop, workers and rebalance callbacks share.
+type run struct {
+	c     *Courier
+	cl    *kgo.Client
+	marks *marks // per partition, what is taken and what is booked
+	q     *fifo  // the local queue between the loop and the workers
+	tell  func(Report)
+
+	stopping, paused           atomic.Bool
+	revoked, booked, pauses    atomic.Int64
+	bookedAfterStop, abandoned atomic.Int64
+	assignMu                   sync.Mutex
+	assigned                   map[string][]int32
+	firstAssign                sync.Once
+}
+
+// opts are the courier's client options: a group member that commits
+// itself, and the rebalance callbacks that keep the paused set and hand
+// back what is booked.
+func (r *run) opts() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.ConsumerGroup(r.c.Group), kgo.ConsumeTopics(r.c.Topic),
+		kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
+		kgo.OnPartitionsAssigned(r.assign),
+		kgo.OnPartitionsRevoked(r.handBack),
+		kgo.OnPartitionsLost(r.handBack),
+		// kgo keeps at most one fetch response per broker, each up to
+		// FetchPartitionBytes a partition: part of the memory bound.
+		kgo.FetchMaxPartitionBytes(FetchPartitionBytes),
 	}
-	commitMarks(ctx, cl, m, lost) //nolint:errcheck // the new owner re-reads what did not commit; the key keeps it one booking
-	m.forget(lost)
-	mu.Lock()
-	defer mu.Unlock()
-	for t, ps := range lost {
-		keep := assigned[t][:0]
-		for _, p := range assigned[t] {
-			if !contains(ps, p) {
-				keep = append(keep, p)
+	if r.c.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(r.c.SessionTimeout), kgo.HeartbeatInterval(r.c.SessionTimeout/6))
+	}
+	return opts
+}
+
+// loop polls into the queue until ctx ends or a poll or commit fails. A
+// bounded queue pauses fetching when it is full and resumes at Low.
+func (r *run) loop(ctx context.Context) error {
+	var fc brewkit.FetchCheck
+	lastCommit := time.Now()
+	for ctx.Err() == nil {
+		take := 0 // unbounded: all that is buffered
+		wait := 100 * time.Millisecond
+		if r.c.Queue > 0 {
+			n := r.q.len()
+			switch {
+			case !r.paused.Load() && n >= r.c.Queue:
+				r.pause()
+			case r.paused.Load() && n <= r.c.Low:
+				r.resume()
+			}
+			take = r.c.Queue - n
+			if r.paused.Load() {
+				// Paused polls return nothing of the paused partitions
+				// and drop what kgo buffered of them; a short one, so
+				// that the resume comes as soon as the queue is low.
+				wait = 10 * time.Millisecond
+			}
+			if take <= 0 {
+				r.q.waitPop(ctx, 50*time.Millisecond)
+				continue
 			}
 		}
-		assigned[t] = keep
+		pctx, cancel := context.WithTimeout(ctx, wait)
+		fs, err := fc.Poll(pctx, r.cl, take)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+		recs := fs.Records()
+		for _, rec := range recs {
+			r.marks.take(rec)
+			r.read(rec)
+		}
+		r.q.push(recs)
+		if time.Since(lastCommit) >= r.c.CommitEvery {
+			if err := commitMarks(ctx, r.cl, r.marks, nil); err != nil && ctx.Err() == nil {
+				return err
+			}
+			lastCommit = time.Now()
+		}
+	}
+	return nil
+}
+
+// pause stops fetching every assigned partition: the backlog stays in Kafka.
+func (r *run) pause() {
+	r.assignMu.Lock()
+	defer r.assignMu.Unlock()
+	r.paused.Store(true)
+	r.pauses.Add(1)
+	r.cl.PauseFetchPartitions(r.assigned)
+}
+
+// resume fetches again every partition that is paused.
+func (r *run) resume() {
+	r.assignMu.Lock()
+	defer r.assignMu.Unlock()
+	r.paused.Store(false)
+	r.cl.ResumeFetchPartitions(r.cl.PauseFetchPartitions(nil)) // nil adds none and returns every paused one
+}
+
+// work is one worker: it books what it pops, and marks it booked for the
+// ordered commit; it returns when the queue is closed and empty, or when
+// ctx ends (the rest is left unbooked and uncommitted).
+func (r *run) work(ctx context.Context, booker courier.Booker) {
+	for {
+		rec, ok := r.q.pop()
+		if !ok {
+			return
+		}
+		if ctx.Err() != nil || !book(ctx, booker, rec) {
+			r.abandoned.Add(1)
+			return
+		}
+		r.marks.finish(rec)
+		r.booked.Add(1)
+		if r.stopping.Load() {
+			r.bookedAfterStop.Add(1)
+		}
 	}
 }
 
-func contains(ps []int32, p int32) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
+// assign is a rebalance giving partitions: a paused loop takes them paused.
+func (r *run) assign(_ context.Context, cl *kgo.Client, got map[string][]int32) {
+	r.assignMu.Lock()
+	n := 0
+	for t, ps := range got {
+		r.assigned[t] = append(r.assigned[t], ps...)
+		n += len(ps)
+	}
+	if r.paused.Load() {
+		cl.PauseFetchPartitions(got)
+	}
+	r.assignMu.Unlock()
+	r.firstAssign.Do(func() { r.tell(Report{Kind: "assigned", Partitions: n}) })
+}
+
+// handBack is a rebalance taking partitions away: what is booked of them is
+// committed (the new owner starts after it), and they are forgotten.
+func (r *run) handBack(ctx context.Context, cl *kgo.Client, lost map[string][]int32) {
+	if !r.stopping.Load() {
+		for _, ps := range lost {
+			r.revoked.Add(int64(len(ps)))
 		}
 	}
-	return false
+	commitMarks(ctx, cl, r.marks, lost) //nolint:errcheck // the new owner re-reads what did not commit; the key keeps it one booking
+	r.marks.forget(lost)
+	r.assignMu.Lock()
+	defer r.assignMu.Unlock()
+	for t, ps := range lost {
+		r.assigned[t] = slices.DeleteFunc(r.assigned[t], func(p int32) bool { return slices.Contains(ps, p) })
+	}
 }
 
 // book books r, retrying a retriable failure every 100 ms; a poison record

@@ -3,6 +3,7 @@ package backpressure
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,7 +135,7 @@ func (m *marks) committable(only map[string][]int32) map[string]map[int32]kgo.Ep
 	out := map[string]map[int32]kgo.EpochOffset{}
 	for t, ps := range m.parts {
 		for n, p := range ps {
-			if only != nil && !contains(only[t], n) {
+			if only != nil && !slices.Contains(only[t], n) {
 				continue
 			}
 			i := 0
