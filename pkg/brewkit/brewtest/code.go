@@ -308,6 +308,7 @@ func checkLectureCode(t testing.TB) {
 	if fmt.Sprint(stripItems(ruItems)) != fmt.Sprint(stripItems(enItems)) {
 		t.Errorf("README.md and README.en.md give different reading lists:\n%v\n---\n%v", stripItems(ruItems), stripItems(enItems))
 	}
+	checkLessonShape(t, ".", ruItems)
 }
 
 func strip(bs []CodeBlock) []CodeBlock {

@@ -1,6 +1,7 @@
 package brewtest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,7 +122,13 @@ type fakeT struct {
 	msgs   []string
 }
 
-func (f *fakeT) Helper()                        {}
-func (f *fakeT) Errorf(format string, a ...any) { f.failed = true; f.msgs = append(f.msgs, format) }
-func (f *fakeT) Fatalf(format string, a ...any) { f.failed = true; f.msgs = append(f.msgs, format) }
-func (f *fakeT) Fatal(a ...any)                 { f.failed = true }
+func (f *fakeT) Helper() {}
+func (f *fakeT) Errorf(format string, a ...any) {
+	f.failed = true
+	f.msgs = append(f.msgs, fmt.Sprintf(format, a...))
+}
+func (f *fakeT) Fatalf(format string, a ...any) {
+	f.failed = true
+	f.msgs = append(f.msgs, fmt.Sprintf(format, a...))
+}
+func (f *fakeT) Fatal(a ...any) { f.failed = true }
