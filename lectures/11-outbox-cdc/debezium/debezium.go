@@ -15,11 +15,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -150,40 +150,21 @@ type Result struct {
 // connector, its offsets, the slot and the publication.
 func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	res := Result{Orders: o.Orders, OffsetsTopic: o.OffsetsTopic}
-	say := func(format string, args ...any) {
-		if o.Progress != nil {
-			o.Progress(fmt.Sprintf(format, args...))
-		}
-	}
 	c := o.Connect
 	cl, adm, err := drill.Kafka(ctx, cfg, brewkit.TopicNamed(o.Topic, 6))
 	if err != nil {
 		return res, err
 	}
 	defer cl.Close()
-	if o.KillAt >= 0 {
-		if o.Worker == nil {
-			return res, errors.New("a worker kill (-kill-at) needs the worker's control (Options.Worker)")
-		}
-		if err := o.Worker.Ready(ctx); err != nil {
-			return res, err
-		}
+	if err := o.workerReady(ctx); err != nil {
+		return res, err
 	}
 	p, err := db.Connect(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer p.Close()
-	if err := c.Remove(ctx, o.Connector); err != nil {
-		return res, err
-	}
-	if err := cdc.Release(ctx, p, o.Publication, o.Slot); err != nil {
-		return res, err
-	}
-	if err := db.ResetSchema(ctx, p, o.Schema, cdc.DDL...); err != nil {
-		return res, err
-	}
-	if err := cdc.Capture(ctx, p, o.Schema, o.Publication, o.Slot); err != nil {
+	if err := capture(ctx, p, o); err != nil {
 		return res, err
 	}
 	// Whatever happens, the connector and the slot do not outlive the demo.
@@ -197,11 +178,6 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 			_ = cleanup(cctx)
 		}
 	}()
-	app, err := db.ConnectIn(ctx, o.Schema)
-	if err != nil {
-		return res, err
-	}
-	defer app.Close()
 	from, err := drill.Start(ctx, adm, o.Topic)
 	if err != nil {
 		return res, err
@@ -212,139 +188,127 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	}
 	defer tail.Close()
 
-	config, err := ConnectorConfig(o.Connector, o.Schema, o.Slot, o.Publication, o.Topic)
+	if res.Registered, err = register(ctx, o); err != nil {
+		return res, err
+	}
+	orders, err := startOrders(ctx, p, o)
 	if err != nil {
 		return res, err
 	}
-	start := time.Now()
-	if err := c.Put(ctx, o.Connector, config); err != nil {
-		return res, err
-	}
-	if err := c.WaitRunning(ctx, o.Connector, 60*time.Second); err != nil {
-		return res, err
-	}
-	res.Registered = time.Since(start)
-	say("connector %s registered on %s, running in %s", o.Connector, c.Host(), res.Registered.Round(time.Millisecond))
-
-	var mu sync.Mutex
-	var written []cdc.Written
-	committed := make(chan int, o.Orders)
-	wdone := make(chan error, 1)
-	var beforeLast pglogrepl.LSN // where the WAL ended before the last order
-	go func() {
-		w := cdc.Writes{Schema: o.Schema, Run: o.Run, Seed: 11, To: o.Orders - 1, Every: o.Every,
-			Written: func(w cdc.Written) { committed <- w.N }}
-		got, err := cdc.Write(ctx, app, w)
-		if err == nil {
-			var lsn string
-			if lsn, err = cdc.CurrentLSN(ctx, p); err == nil {
-				beforeLast, err = pglogrepl.ParseLSN(lsn)
-			}
-		}
-		if err == nil {
-			w.From, w.To = o.Orders-1, o.Orders
-			var last []cdc.Written
-			last, err = cdc.Write(ctx, app, w)
-			got = append(got, last...)
-		}
-		mu.Lock()
-		written = got
-		mu.Unlock()
-		wdone <- err
-	}()
 	var killedAt time.Time
 	if o.KillAt >= 0 && o.KillAt < o.Orders {
-		for n := range committed {
-			if n >= o.KillAt {
-				break
-			}
-		}
-		res.KilledAfter = brewkit.OrderID(int64(o.KillAt))
-		if res.Killed, err = o.Worker.Kill(ctx); err != nil {
+		if killedAt, err = killWorker(ctx, o, orders.committed, &res); err != nil {
 			return res, err
 		}
-		// The clock starts once the worker is gone, not when the kill was
-		// asked for: until its process has ended it may still send orders
-		// committed meanwhile, and finding its pid takes a moment.
-		killedAt = time.Now()
-		say("worker killed -9 (%s) after %s committed; order-service goes on writing", res.Killed, res.KilledAfter)
-		if err := o.Worker.Start(ctx); err != nil {
-			return res, err
-		}
-		res.WorkerBack = time.Since(killedAt)
-		// The status says RUNNING at once (the status topic's last word, by
-		// the worker that died); the task runs again once the group let the
-		// dead member go. A task that failed shows here.
-		if err := c.WaitRunning(ctx, o.Connector, 2*time.Minute); err != nil {
-			return res, err
-		}
-		say("worker back in %s; waiting for its records", res.WorkerBack.Round(100*time.Millisecond))
 	}
-	if err := <-wdone; err != nil {
+	written, beforeLast, err := orders.wait()
+	if err != nil {
 		return res, err
 	}
-	mu.Lock()
 	res.Written = len(written)
-	mu.Unlock()
 	if err := tail.Wait(ctx, len(written), 2*time.Minute); err != nil {
 		return res, err
 	}
-	events := tail.Events()
-	if !killedAt.IsZero() {
-		// The first record of an order committed after the kill: only the
-		// restarted worker can have sent it.
-		after := map[string]bool{}
-		for _, w := range written {
-			if w.Committed.After(killedAt) {
-				after[w.OrderID] = true
-			}
-		}
-		for _, e := range events {
-			if after[e.OrderID] {
-				res.Delivering = e.At.Sub(killedAt)
-				break
-			}
-		}
-	}
-	say("all %d orders in %s", len(written), o.Topic)
-	for _, e := range events {
-		if e.OrderID == written[0].OrderID {
-			res.Sample = recordOf(e.Record)
-			res.SampleRow = written[0]
-			break
-		}
-	}
-	res.Events = len(events)
-	count := drill.Count(cdc.Gots(events))
-	res.Unique = len(count)
-	for _, w := range written {
-		if count[w.OrderID] == 0 {
-			res.Lost = append(res.Lost, w.OrderID)
-		}
-	}
-	for _, n := range count {
-		res.Duplicates += n - 1
-	}
+	o.say("all %d orders in %s", len(written), o.Topic)
+	res.tally(written, tail.Events(), killedAt)
 
-	// Connect stores the connector's position every offset.flush.interval.ms
-	// (1 s on the stand): wait for the one of the last order.
 	if res.RestOffsets, err = waitOffsets(ctx, c, o.Connector, beforeLast); err != nil {
 		return res, err
 	}
 	if res.OffsetKey, res.OffsetValue, err = lastOffsetRecord(ctx, cfg, adm, o.OffsetsTopic, o.Connector); err != nil {
 		return res, err
 	}
-
 	if err := cleanup(ctx); err != nil {
 		return res, err
 	}
 	res.Removed = true
 	st, err := cdc.Slot(ctx, p, o.Slot)
-	if err != nil {
-		return res, err
+	res.SlotDropped = err == nil && !st.Exists
+	return res, err
+}
+
+// workerReady checks, when the demo is to kill the worker, that it can.
+func (o Options) workerReady(ctx context.Context) error {
+	if o.KillAt < 0 {
+		return nil
 	}
-	res.SlotDropped = !st.Exists
-	return res, nil
+	if o.Worker == nil {
+		return errors.New("a worker kill (-kill-at) needs the worker's control (Options.Worker)")
+	}
+	return o.Worker.Ready(ctx)
+}
+
+// capture starts from nothing: no connector of the name, no slot or
+// publication, an empty schema; then the publication and the slot the
+// connector reads.
+func capture(ctx context.Context, p *pgxpool.Pool, o Options) error {
+	if err := o.Connect.Remove(ctx, o.Connector); err != nil {
+		return err
+	}
+	if err := cdc.Release(ctx, p, o.Publication, o.Slot); err != nil {
+		return err
+	}
+	if err := db.ResetSchema(ctx, p, o.Schema, cdc.DDL...); err != nil {
+		return err
+	}
+	return cdc.Capture(ctx, p, o.Schema, o.Publication, o.Slot)
+}
+
+// register PUTs the connector's config and waits for its task to run; it
+// returns how long that took.
+func register(ctx context.Context, o Options) (time.Duration, error) {
+	config, err := ConnectorConfig(o.Connector, o.Schema, o.Slot, o.Publication, o.Topic)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if err := o.Connect.Put(ctx, o.Connector, config); err != nil {
+		return 0, err
+	}
+	if err := o.Connect.WaitRunning(ctx, o.Connector, 60*time.Second); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	o.say("connector %s registered on %s, running in %s", o.Connector, o.Connect.Host(), took.Round(time.Millisecond))
+	return took, nil
+}
+
+// killWorker waits until KillAt committed, kills the worker -9, starts it
+// again and waits for the connector's task to run; it returns when the
+// worker was gone.
+func killWorker(ctx context.Context, o Options, committed <-chan int, res *Result) (time.Time, error) {
+	reached := false
+	for n := range committed {
+		if n >= o.KillAt {
+			reached = true
+			break
+		}
+	}
+	if !reached {
+		return time.Time{}, nil // order-service stopped first: its wait says why
+	}
+	res.KilledAfter = brewkit.OrderID(int64(o.KillAt))
+	var err error
+	if res.Killed, err = o.Worker.Kill(ctx); err != nil {
+		return time.Time{}, err
+	}
+	// The clock starts once the worker is gone, not when the kill was
+	// asked for: until its process has ended it may still send orders
+	// committed meanwhile, and finding its pid takes a moment.
+	killedAt := time.Now()
+	o.say("worker killed -9 (%s) after %s committed; order-service goes on writing", res.Killed, res.KilledAfter)
+	if err := o.Worker.Start(ctx); err != nil {
+		return killedAt, err
+	}
+	res.WorkerBack = time.Since(killedAt)
+	// The status says RUNNING at once (the status topic's last word, by
+	// the worker that died); the task runs again once the group let the
+	// dead member go. A task that failed shows here.
+	if err := o.Connect.WaitRunning(ctx, o.Connector, 2*time.Minute); err != nil {
+		return killedAt, err
+	}
+	o.say("worker back in %s; waiting for its records", res.WorkerBack.Round(100*time.Millisecond))
+	return killedAt, nil
 }
 
 func recordOf(r *kgo.Record) Record {
@@ -356,7 +320,9 @@ func recordOf(r *kgo.Record) Record {
 }
 
 // waitOffsets waits (at most 30 s) until the connector's stored offset is
-// past lsn: its "lsn" is the position of the last change it sent.
+// past lsn: its "lsn" is the position of the last change it sent. Connect
+// stores a connector's position every offset.flush.interval.ms (1 s on the
+// stand).
 func waitOffsets(ctx context.Context, c *Connect, name string, lsn pglogrepl.LSN) ([]Offset, error) {
 	var offs []Offset
 	var last error
