@@ -77,155 +77,192 @@ type Result struct {
 // Run resets the schema, creates the publication and the slot, and runs the
 // kill drill, the reader outage and the slot's drop (see the package doc).
 func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
-	res := Result{Orders: o.Orders, Kills: o.Kills, Down: o.Down, Seed: o.Seed}
-	say := func(format string, args ...any) {
-		if o.Progress != nil {
-			o.Progress(fmt.Sprintf(format, args...))
-		}
-	}
+	d := &demo{o: o, cfg: cfg, res: Result{Orders: o.Orders, Kills: o.Kills, Down: o.Down, Seed: o.Seed}}
 	cl, adm, err := drill.Kafka(ctx, cfg, brewkit.TopicNamed(o.Topic, 6))
 	if err != nil {
-		return res, err
+		return d.res, err
 	}
 	defer cl.Close()
-	p, err := db.Connect(ctx)
-	if err != nil {
-		return res, err
+	if d.p, err = db.Connect(ctx); err != nil {
+		return d.res, err
 	}
-	defer p.Close()
-	if err := Release(ctx, p, o.Publication, o.Slot); err != nil {
-		return res, err
+	defer d.p.Close()
+	if err := Release(ctx, d.p, o.Publication, o.Slot); err != nil {
+		return d.res, err
 	}
-	if err := db.ResetSchema(ctx, p, o.Schema, DDL...); err != nil {
-		return res, err
+	if err := db.ResetSchema(ctx, d.p, o.Schema, DDL...); err != nil {
+		return d.res, err
 	}
-	if err := Capture(ctx, p, o.Schema, o.Publication, o.Slot); err != nil {
-		return res, err
+	if err := Capture(ctx, d.p, o.Schema, o.Publication, o.Slot); err != nil {
+		return d.res, err
 	}
 	// A slot left behind holds WAL forever: the demo drops it on every way out.
-	defer Release(context.WithoutCancel(ctx), p, o.Publication, o.Slot) //nolint:errcheck // the happy path dropped it already
-	app, err := db.ConnectIn(ctx, o.Schema)
-	if err != nil {
-		return res, err
+	defer Release(context.WithoutCancel(ctx), d.p, o.Publication, o.Slot) //nolint:errcheck // the happy path dropped it already
+	if d.app, err = db.ConnectIn(ctx, o.Schema); err != nil {
+		return d.res, err
 	}
-	defer app.Close()
+	defer d.app.Close()
 	from, err := drill.Start(ctx, adm, o.Topic)
 	if err != nil {
-		return res, err
-	}
-	reader := func(kill string) []string {
-		args := []string{"-slot", o.Slot, "-publication", o.Publication, "-topic", o.Topic, "-ack-every", o.AckEvery.String()}
-		if kill != "" {
-			args = append(args, "-kill-at", kill)
-		}
-		return args
+		return d.res, err
 	}
 
-	// 1. The kill drill: order-service writes at its pace while readers are
-	// killed at seeded orders, each restarted at once.
-	var mu sync.Mutex
-	var written []Written
-	wctx, wcancel := context.WithCancel(ctx)
-	defer wcancel()
-	wdone := make(chan error, 1)
-	go func() {
-		got, err := Write(wctx, app, Writes{Schema: o.Schema, Run: o.Run, Seed: o.Seed, From: 0, To: o.Orders, Every: o.Every})
-		mu.Lock()
-		written = append(written, got...)
-		mu.Unlock()
-		wdone <- err
-	}()
-	kills := drill.Points(o.Seed, o.Kills, 0, o.Orders-max(1, o.Orders/5))
-	for i, k := range kills {
-		kill := Kill{Stage: Stages[i%len(Stages)], Seq: int64(k)}
-		killed, err := drill.Child(ctx, cfg, o.Command, reader(drill.Spec(kill.Stage, k))...)
-		if err != nil {
-			return res, fmt.Errorf("reader: %w", err)
-		}
-		if !killed {
-			return res, fmt.Errorf("the reader was to be killed at order %d, and it ended", k)
-		}
-		res.Killed = append(res.Killed, Killed{Kill: kill, OrderID: brewkit.OrderID(int64(k))})
-		say("reader killed -9 at %s (%s); restarting", brewkit.OrderID(int64(k)), SaysStage(kill.Stage))
-	}
-	r, err := startReader(ctx, cfg, o.Command, reader("")...)
+	written, err := d.killDrill(ctx)
 	if err != nil {
-		return res, err
+		return d.res, err
 	}
-	defer r.stop()
-	if err := <-wdone; err != nil {
-		return res, err
+	more, r, err := d.readerDown(ctx)
+	written = append(written, more...)
+	if r != nil {
+		defer r.stop()
 	}
-	say("%d orders written; waiting for the reader to acknowledge them all", o.Orders)
-	if _, err := waitCaughtUp(ctx, p, o.Slot, r); err != nil {
-		return res, err
-	}
-	if err := r.stop(); err != nil {
-		return res, err
-	}
-
-	// 2. No reader: order-service goes on writing, the slot holds the WAL.
-	st, err := Slot(ctx, p, o.Slot)
 	if err != nil {
-		return res, err
+		return d.res, err
 	}
-	res.LagStopped = LagRow{Lag: st.Lag, WALStatus: st.WALStatus}
-	step := max(1, o.Down/4)
-	var sample error
-	got, err := Write(ctx, app, Writes{Schema: o.Schema, Run: o.Run, Seed: o.Seed, From: o.Orders, To: o.Orders + o.Down,
-		Written: func(w Written) {
-			if n := w.N - o.Orders + 1; n%step == 0 || n == o.Down {
-				st, err := Slot(ctx, p, o.Slot)
-				sample = errors.Join(sample, err)
-				res.LagDown = append(res.LagDown, LagRow{Written: n, Lag: st.Lag, WALStatus: st.WALStatus})
-			}
-		}})
-	written = append(written, got...)
-	if err = errors.Join(err, sample); err != nil {
-		return res, err
+	if err := d.dropSlot(ctx, r); err != nil {
+		return d.res, err
 	}
-	say("%d orders written with no reader: the slot lags %s", o.Down, Bytes(res.LagDown[len(res.LagDown)-1].Lag))
-	start := time.Now()
-	r, err = startReader(ctx, cfg, o.Command, reader("")...)
-	if err != nil {
-		return res, err
-	}
-	defer r.stop()
-	if _, err := waitCaughtUp(ctx, p, o.Slot, r); err != nil {
-		return res, err
-	}
-	res.CatchUp = time.Since(start)
-	if st, err = Slot(ctx, p, o.Slot); err != nil {
-		return res, err
-	}
-	res.LagAfter = st.Lag
-	say("the reader caught up in %s", res.CatchUp.Round(time.Millisecond))
-
-	// 3. Dropping the slot: refused while the reader streams, done once it stopped.
-	if _, err := DropSlot(ctx, p, o.Slot); err == nil {
-		return res, errors.New("PostgreSQL dropped a slot a reader was streaming from")
-	} else {
-		res.DropWhileActive = err.Error()
-	}
-	if err := r.stop(); err != nil {
-		return res, err
-	}
-	if err := Release(ctx, p, o.Publication, o.Slot); err != nil {
-		return res, err
-	}
-	if st, err = Slot(ctx, p, o.Slot); err != nil {
-		return res, err
-	}
-	res.DroppedAfter = !st.Exists
 
 	// 4. What reached Kafka.
 	events, err := drill.Read(ctx, cfg, adm, o.Topic, from, o.Run)
 	if err != nil {
-		return res, err
+		return d.res, err
 	}
-	res.Written, res.Events = len(written), len(events)
-	tally(&res, written, events)
-	return res, nil
+	d.res.Written, d.res.Events = len(written), len(events)
+	tally(&d.res, written, events)
+	return d.res, nil
+}
+
+// demo is what Run's steps share.
+type demo struct {
+	o      Options
+	cfg    brewkit.Config
+	p, app *pgxpool.Pool // the course's connection, order-service's
+	res    Result
+}
+
+func (d *demo) say(format string, args ...any) {
+	if d.o.Progress != nil {
+		d.o.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// readerArgs are a reader's flags; kill, when not "", where it is killed.
+func (d *demo) readerArgs(kill string) []string {
+	o := d.o
+	args := []string{"-slot", o.Slot, "-publication", o.Publication, "-topic", o.Topic, "-ack-every", o.AckEvery.String()}
+	if kill != "" {
+		args = append(args, "-kill-at", kill)
+	}
+	return args
+}
+
+// killDrill is step 1: order-service writes at its pace while readers are
+// killed at seeded orders, each restarted at once; then one reader runs
+// until the slot is acknowledged up to the last order.
+func (d *demo) killDrill(ctx context.Context) ([]Written, error) {
+	o := d.o
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	type writes struct {
+		got []Written
+		err error
+	}
+	wdone := make(chan writes, 1)
+	go func() {
+		got, err := Write(wctx, d.app, Writes{Schema: o.Schema, Run: o.Run, Seed: o.Seed, From: 0, To: o.Orders, Every: o.Every})
+		wdone <- writes{got, err}
+	}()
+	kills := drill.Points(o.Seed, o.Kills, 0, o.Orders-max(1, o.Orders/5))
+	for i, k := range kills {
+		kill := Kill{Stage: Stages[i%len(Stages)], Seq: int64(k)}
+		killed, err := drill.Child(ctx, d.cfg, o.Command, d.readerArgs(drill.Spec(kill.Stage, k))...)
+		if err != nil {
+			return nil, fmt.Errorf("reader: %w", err)
+		}
+		if !killed {
+			return nil, fmt.Errorf("the reader was to be killed at order %d, and it ended", k)
+		}
+		d.res.Killed = append(d.res.Killed, Killed{Kill: kill, OrderID: brewkit.OrderID(int64(k))})
+		d.say("reader killed -9 at %s (%s); restarting", brewkit.OrderID(int64(k)), SaysStage(kill.Stage))
+	}
+	r, err := startReader(ctx, d.cfg, o.Command, d.readerArgs("")...)
+	if err != nil {
+		return nil, err
+	}
+	defer r.stop()
+	w := <-wdone
+	if w.err != nil {
+		return w.got, w.err
+	}
+	d.say("%d orders written; waiting for the reader to acknowledge them all", o.Orders)
+	if _, err := waitCaughtUp(ctx, d.p, o.Slot, r); err != nil {
+		return w.got, err
+	}
+	return w.got, r.stop()
+}
+
+// readerDown is step 2: no reader, order-service goes on writing and the
+// slot holds the WAL (sampled four times); then a reader starts and catches
+// up. It returns the orders written and that reader, still running.
+func (d *demo) readerDown(ctx context.Context) ([]Written, *child, error) {
+	o := d.o
+	st, err := Slot(ctx, d.p, o.Slot)
+	if err != nil {
+		return nil, nil, err
+	}
+	d.res.LagStopped = LagRow{Lag: st.Lag, WALStatus: st.WALStatus}
+	step := max(1, o.Down/4)
+	var sample error
+	got, err := Write(ctx, d.app, Writes{Schema: o.Schema, Run: o.Run, Seed: o.Seed, From: o.Orders, To: o.Orders + o.Down,
+		Written: func(w Written) {
+			if n := w.N - o.Orders + 1; n%step == 0 || n == o.Down {
+				st, err := Slot(ctx, d.p, o.Slot)
+				sample = errors.Join(sample, err)
+				d.res.LagDown = append(d.res.LagDown, LagRow{Written: n, Lag: st.Lag, WALStatus: st.WALStatus})
+			}
+		}})
+	if err = errors.Join(err, sample); err != nil {
+		return got, nil, err
+	}
+	d.say("%d orders written with no reader: the slot lags %s", o.Down, Bytes(d.res.LagDown[len(d.res.LagDown)-1].Lag))
+	start := time.Now()
+	r, err := startReader(ctx, d.cfg, o.Command, d.readerArgs("")...)
+	if err != nil {
+		return got, nil, err
+	}
+	if _, err := waitCaughtUp(ctx, d.p, o.Slot, r); err != nil {
+		return got, r, err
+	}
+	d.res.CatchUp = time.Since(start)
+	if st, err = Slot(ctx, d.p, o.Slot); err != nil {
+		return got, r, err
+	}
+	d.res.LagAfter = st.Lag
+	d.say("the reader caught up in %s", d.res.CatchUp.Round(time.Millisecond))
+	return got, r, nil
+}
+
+// dropSlot is step 3: dropping the slot is refused while the reader r
+// streams from it, and done once it stopped.
+func (d *demo) dropSlot(ctx context.Context, r *child) error {
+	if _, err := DropSlot(ctx, d.p, d.o.Slot); err == nil {
+		return errors.New("PostgreSQL dropped a slot a reader was streaming from")
+	} else {
+		d.res.DropWhileActive = err.Error()
+	}
+	if err := r.stop(); err != nil {
+		return err
+	}
+	if err := Release(ctx, d.p, d.o.Publication, d.o.Slot); err != nil {
+		return err
+	}
+	st, err := Slot(ctx, d.p, d.o.Slot)
+	if err != nil {
+		return err
+	}
+	d.res.DroppedAfter = !st.Exists
+	return nil
 }
 
 // tally counts lost and duplicated orders, and the orders that overtook an

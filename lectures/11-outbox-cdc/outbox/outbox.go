@@ -154,93 +154,15 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		return res, err
 	}
 	res.From = from
-	seed := strconv.FormatUint(o.Seed, 10)
-
-	// order-service, killed inside its transaction at seeded orders.
-	next := 0
-	for i, k := range append(drill.Points(o.Seed, o.WriterKills, 0, o.Orders-1), -1) {
-		stage := WriterStages[i%len(WriterStages)]
-		args := []string{"-schema", o.Schema, "-run", o.Run, "-seed", seed,
-			"-from", strconv.Itoa(next), "-to", strconv.Itoa(o.Orders), "-kill-at", strconv.Itoa(k), "-kill-stage", string(stage)}
-		killed, err := drill.Child(ctx, cfg, append(slices.Clone(o.Command), "orders"), args...)
-		if err != nil {
-			return res, fmt.Errorf("order-service: %w", err)
-		}
-		if killed != (k >= 0) {
-			return res, fmt.Errorf("order-service: killed %v, and its kill point was %d", killed, k)
-		}
-		if k >= 0 {
-			res.Kills = append(res.Kills, Kill{Stage: stage, At: brewkit.OrderID(int64(k))})
-			o.progress("order-service: orders %d-%d, killed -9 at %s (%s)", next, k, brewkit.OrderID(int64(k)), stage)
-		} else {
-			o.progress("order-service: orders %d-%d written", next, o.Orders-1)
-		}
-		next = k + 1
+	if err := writeOrders(ctx, cfg, o, &res); err != nil {
+		return res, err
 	}
-
-	// The relays, on the full outbox: kill points at seeded rows, away
-	// from the end so that every killed batch is a full one.
-	ids, err := outboxIDs(ctx, p, o.Schema)
+	relayArgs, cleanup, err := relayPlan(ctx, p, o)
 	if err != nil {
 		return res, err
 	}
-	var plan []string
-	last := max(1, len(ids)-(o.Relays+1)*o.Batch)
-	for i, pos := range drill.Points(o.Seed+1, o.RelayKills, 0, last) {
-		plan = append(plan, fmt.Sprintf("%s:%d", RelayStages[i%len(RelayStages)], ids[pos]))
-	}
-	fired, err := os.MkdirTemp("", "brew-outbox-kills-")
-	if err != nil {
-		return res, err
-	}
-	defer os.RemoveAll(fired)
-	relayArgs := []string{"-schema", o.Schema, "-topic", o.Topic, "-batch", strconv.Itoa(o.Batch),
-		"-until-empty", "-kills", strings.Join(plan, ","), "-fired", fired}
-
-	var mu sync.Mutex
-	errs := make(chan error, o.Relays)
-	for r := 1; r <= o.Relays; r++ {
-		go func() {
-			for {
-				killed, out, err := drill.ChildOutput(ctx, cfg, append(slices.Clone(o.Command), "relay"), relayArgs...)
-				if err != nil {
-					errs <- fmt.Errorf("relay %d: %w", r, err)
-					return
-				}
-				reports, perr := parseReports(out)
-				mu.Lock()
-				for _, rep := range reports {
-					switch {
-					case rep.Killed != "":
-						k := Kill{Stage: Stage(rep.Killed), At: strconv.FormatInt(rep.At, 10), Relay: r}
-						if k.Stage.Resends() {
-							k.Resent = rep.Events
-						}
-						res.Kills = append(res.Kills, k)
-						o.progress("relay %d: killed -9 at outbox row %d (%s), its batch of %d", r, rep.At, rep.Killed, rep.Events)
-					default:
-						res.SentBy[r-1] += rep.Events
-					}
-				}
-				mu.Unlock()
-				if perr != nil {
-					errs <- fmt.Errorf("relay %d: %w", r, perr)
-					return
-				}
-				if !killed {
-					o.progress("relay %d: the outbox is empty", r)
-					errs <- nil
-					return
-				}
-			}
-		}()
-	}
-	for range o.Relays {
-		if e := <-errs; e != nil && err == nil {
-			err = e
-		}
-	}
-	if err != nil {
+	defer cleanup()
+	if err := runRelays(ctx, cfg, o, relayArgs, &res); err != nil {
 		return res, err
 	}
 
@@ -256,10 +178,122 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.tally(o.Run, rows, read)
+	return res, nil
+}
+
+// writeOrders runs order-service, killed -9 inside its transaction at
+// seeded orders and started again from the next, until every order is
+// written.
+func writeOrders(ctx context.Context, cfg brewkit.Config, o Options, res *Result) error {
+	seed := strconv.FormatUint(o.Seed, 10)
+	next := 0
+	for i, k := range append(drill.Points(o.Seed, o.WriterKills, 0, o.Orders-1), -1) {
+		stage := WriterStages[i%len(WriterStages)]
+		args := []string{"-schema", o.Schema, "-run", o.Run, "-seed", seed,
+			"-from", strconv.Itoa(next), "-to", strconv.Itoa(o.Orders), "-kill-at", strconv.Itoa(k), "-kill-stage", string(stage)}
+		killed, err := drill.Child(ctx, cfg, append(slices.Clone(o.Command), "orders"), args...)
+		if err != nil {
+			return fmt.Errorf("order-service: %w", err)
+		}
+		if killed != (k >= 0) {
+			return fmt.Errorf("order-service: killed %v, and its kill point was %d", killed, k)
+		}
+		if k >= 0 {
+			res.Kills = append(res.Kills, Kill{Stage: stage, At: brewkit.OrderID(int64(k))})
+			o.progress("order-service: orders %d-%d, killed -9 at %s (%s)", next, k, brewkit.OrderID(int64(k)), stage)
+		} else {
+			o.progress("order-service: orders %d-%d written", next, o.Orders-1)
+		}
+		next = k + 1
+	}
+	return nil
+}
+
+// relayPlan is the relays' flags on the full outbox: kill points at seeded
+// rows, away from the end so that every killed batch is a full one, and a
+// folder where a relay marks a kill fired (removed by cleanup).
+func relayPlan(ctx context.Context, p *pgxpool.Pool, o Options) (args []string, cleanup func(), err error) {
+	ids, err := outboxIDs(ctx, p, o.Schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	var plan []string
+	last := max(1, len(ids)-(o.Relays+1)*o.Batch)
+	for i, pos := range drill.Points(o.Seed+1, o.RelayKills, 0, last) {
+		plan = append(plan, fmt.Sprintf("%s:%d", RelayStages[i%len(RelayStages)], ids[pos]))
+	}
+	fired, err := os.MkdirTemp("", "brew-outbox-kills-")
+	if err != nil {
+		return nil, nil, err
+	}
+	args = []string{"-schema", o.Schema, "-topic", o.Topic, "-batch", strconv.Itoa(o.Batch),
+		"-until-empty", "-kills", strings.Join(plan, ","), "-fired", fired}
+	return args, func() { os.RemoveAll(fired) }, nil
+}
+
+// runRelays runs o.Relays relays side by side, each started again after
+// its kill, until the outbox is empty, and notes their kills and sends.
+func runRelays(ctx context.Context, cfg brewkit.Config, o Options, relayArgs []string, res *Result) error {
+	var mu sync.Mutex
+	errs := make(chan error, o.Relays)
+	for r := 1; r <= o.Relays; r++ {
+		go func() {
+			for {
+				killed, out, err := drill.ChildOutput(ctx, cfg, append(slices.Clone(o.Command), "relay"), relayArgs...)
+				if err != nil {
+					errs <- fmt.Errorf("relay %d: %w", r, err)
+					return
+				}
+				reports, perr := parseReports(out)
+				mu.Lock()
+				res.note(o, r, reports)
+				mu.Unlock()
+				if perr != nil {
+					errs <- fmt.Errorf("relay %d: %w", r, perr)
+					return
+				}
+				if !killed {
+					o.progress("relay %d: the outbox is empty", r)
+					errs <- nil
+					return
+				}
+			}
+		}()
+	}
+	var err error
+	for range o.Relays {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// note adds relay r's reports: its kills and what it sent.
+func (res *Result) note(o Options, r int, reports []Report) {
+	for _, rep := range reports {
+		switch {
+		case rep.Killed != "":
+			k := Kill{Stage: Stage(rep.Killed), At: strconv.FormatInt(rep.At, 10), Relay: r}
+			if k.Stage.Resends() {
+				k.Resent = rep.Events
+			}
+			res.Kills = append(res.Kills, k)
+			o.progress("relay %d: killed -9 at outbox row %d (%s), its batch of %d", r, rep.At, rep.Killed, rep.Events)
+		default:
+			res.SentBy[r-1] += rep.Events
+		}
+	}
+}
+
+// tally counts what reached Kafka (read, the events of run) against the
+// orders table's rows: duplicates, lost orders, invented ones, resent.
+func (res *Result) tally(run string, rows map[string]bool, read []drill.Got) {
 	var events []drill.Got
 	eventIDs := map[string]bool{}
 	for _, e := range read {
-		if e.Run == o.Run {
+		if e.Run == run {
 			events = append(events, e)
 			eventIDs[e.ID] = true
 		}
@@ -282,7 +316,6 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	for _, k := range res.Kills {
 		res.Resent += k.Resent
 	}
-	return res, nil
 }
 
 func (o Options) progress(format string, args ...any) {
