@@ -151,33 +151,9 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	// on its own, and reports how long the two writes took.
 	kills := drill.Points(o.Seed, o.Kills, 0, o.Orders-max(1, o.Orders/5))
 	for _, m := range Modes {
-		row := Row{Mode: m, Killed: kills}
-		next := 0
-		for _, k := range append(slices.Clone(kills), -1) {
-			args := []string{"-mode", string(m), "-topic", o.Topic, "-schema", o.Schema, "-run", o.Run + "/" + string(m),
-				"-seed", strconv.FormatUint(o.Seed, 10), "-from", strconv.Itoa(next), "-to", strconv.Itoa(o.Orders), "-kill-at", strconv.Itoa(k)}
-			killed, out, err := drill.ChildOutput(ctx, cfg, o.Command, args...)
-			if err != nil {
-				return res, fmt.Errorf("writer (%s): %w", m, err)
-			}
-			switch {
-			case k >= 0 && !killed:
-				return res, fmt.Errorf("writer (%s) was to be killed at order %d, and it ended", m, k)
-			case k < 0 && killed:
-				return res, fmt.Errorf("writer (%s) was killed with no kill point", m)
-			case k < 0:
-				if err := json.Unmarshal(out, &row.Timing); err != nil {
-					return res, fmt.Errorf("writer (%s) reported %q: %w", m, out, err)
-				}
-			}
-			if o.Progress != nil {
-				if k >= 0 {
-					o.Progress(fmt.Sprintf("%-12s orders %3d-%3d written, killed -9 at order %d between the two writes", m, next, k, k))
-				} else {
-					o.Progress(fmt.Sprintf("%-12s orders %3d-%3d written", m, next, o.Orders-1))
-				}
-			}
-			next = k + 1
+		row, err := writeMode(ctx, cfg, o, m, kills)
+		if err != nil {
+			return res, err
 		}
 		res.Rows = append(res.Rows, row)
 	}
@@ -192,31 +168,72 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		var mine []drill.Got
-		for _, e := range events {
-			if e.Run == o.Run+"/"+string(r.Mode) {
-				mine = append(mine, e)
-			}
-		}
-		got := drill.Count(mine)
-		r.Rows, r.Events = len(rows), len(got)
-		for _, id := range slices.Sorted(maps.Keys(rows)) {
-			if got[id] == 0 {
-				r.RowNoEvent++
-				r.LostIDs = append(r.LostIDs, id)
-			}
-		}
-		for _, id := range slices.Sorted(maps.Keys(got)) {
-			if !rows[id] {
-				r.EventNoRow++
-				r.InventedID = append(r.InventedID, id)
-			}
-			if got[id] > 1 {
-				r.Duplicates++
-			}
-		}
+		r.tally(o.Run+"/"+string(r.Mode), rows, events)
 	}
 	return res, nil
+}
+
+// writeMode writes every order in mode m, the writer killed -9 between its
+// two writes at each of kills and started again from the next order; the
+// last writer ends on its own and reports its timing.
+func writeMode(ctx context.Context, cfg brewkit.Config, o Options, m Mode, kills []int) (Row, error) {
+	row := Row{Mode: m, Killed: kills}
+	next := 0
+	for _, k := range append(slices.Clone(kills), -1) {
+		args := []string{"-mode", string(m), "-topic", o.Topic, "-schema", o.Schema, "-run", o.Run + "/" + string(m),
+			"-seed", strconv.FormatUint(o.Seed, 10), "-from", strconv.Itoa(next), "-to", strconv.Itoa(o.Orders), "-kill-at", strconv.Itoa(k)}
+		killed, out, err := drill.ChildOutput(ctx, cfg, o.Command, args...)
+		if err != nil {
+			return row, fmt.Errorf("writer (%s): %w", m, err)
+		}
+		switch {
+		case k >= 0 && !killed:
+			return row, fmt.Errorf("writer (%s) was to be killed at order %d, and it ended", m, k)
+		case k < 0 && killed:
+			return row, fmt.Errorf("writer (%s) was killed with no kill point", m)
+		case k < 0:
+			if err := json.Unmarshal(out, &row.Timing); err != nil {
+				return row, fmt.Errorf("writer (%s) reported %q: %w", m, out, err)
+			}
+		}
+		if o.Progress != nil {
+			if k >= 0 {
+				o.Progress(fmt.Sprintf("%-12s orders %3d-%3d written, killed -9 at order %d between the two writes", m, next, k, k))
+			} else {
+				o.Progress(fmt.Sprintf("%-12s orders %3d-%3d written", m, next, o.Orders-1))
+			}
+		}
+		next = k + 1
+	}
+	return row, nil
+}
+
+// tally counts the events of run against the orders table's rows: a row
+// with no event, an event with no row, an order sent more than once.
+func (r *Row) tally(run string, rows map[string]bool, events []drill.Got) {
+	var mine []drill.Got
+	for _, e := range events {
+		if e.Run == run {
+			mine = append(mine, e)
+		}
+	}
+	got := drill.Count(mine)
+	r.Rows, r.Events = len(rows), len(got)
+	for _, id := range slices.Sorted(maps.Keys(rows)) {
+		if got[id] == 0 {
+			r.RowNoEvent++
+			r.LostIDs = append(r.LostIDs, id)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(got)) {
+		if !rows[id] {
+			r.EventNoRow++
+			r.InventedID = append(r.InventedID, id)
+		}
+		if got[id] > 1 {
+			r.Duplicates++
+		}
+	}
 }
 
 func orderIDs(ctx context.Context, p *pgxpool.Pool, schema, run string) (map[string]bool, error) {

@@ -87,25 +87,10 @@ func Cook(ctx context.Context, cfg brewkit.Config, k Kitchen) error {
 		return err
 	}
 	defer p.Close()
-	adm, err := brewkit.NewClient(cfg)
+	left, err := unread(ctx, cfg, k.Topic, k.Group)
 	if err != nil {
 		return err
 	}
-	defer adm.Close()
-	ends, err := brewkit.EndOffsets(ctx, kadm.NewClient(adm), k.Topic)
-	if err != nil {
-		return err
-	}
-	committed, err := kadm.NewClient(adm).FetchOffsets(ctx, k.Group)
-	if err != nil {
-		return fmt.Errorf("the offsets of group %s: %w", k.Group, err)
-	}
-	left := map[int32]int64{} // partitions not read to their end yet
-	ends.Each(func(o kadm.ListedOffset) {
-		if c, ok := committed.Lookup(k.Topic, o.Partition); !ok || c.At < o.Offset {
-			left[o.Partition] = o.Offset
-		}
-	})
 	cl, err := brewkit.NewClient(cfg,
 		kgo.ConsumerGroup(k.Group), kgo.ConsumeTopics(k.Topic),
 		kgo.InstanceID("kitchen-1"), // static: a restarted kitchen takes its place at once, no session timeout to wait
@@ -123,7 +108,6 @@ func Cook(ctx context.Context, cfg brewkit.Config, k Kitchen) error {
 	if k.Report != nil {
 		report = json.NewEncoder(k.Report)
 	}
-	consumer := k.Group
 	var fc brewkit.FetchCheck
 	read := 0
 	for len(left) > 0 {
@@ -139,34 +123,9 @@ func Cook(ctx context.Context, cfg brewkit.Config, k Kitchen) error {
 			continue
 		}
 		var b Batch
-		err = pgx.BeginFunc(ctx, p, func(tx pgx.Tx) error {
-			b = Batch{Read: len(recs)}
-			for _, r := range recs {
-				ev, err := brewkit.DecodeEvent(r)
-				if err != nil {
-					return err
-				}
-				id := drill.EventID(r)
-				if id == "" {
-					return fmt.Errorf("%s/%d@%d has no %s header", r.Topic, r.Partition, r.Offset, drill.HeaderEventID)
-				}
-				if k.Mode == WithInbox {
-					tag, err := tx.Exec(ctx, `INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, id)
-					if err != nil {
-						return err
-					}
-					if tag.RowsAffected() == 0 {
-						b.Skipped++ // processed before: the ticket is there
-						continue
-					}
-				}
-				if _, err := tx.Exec(ctx, `INSERT INTO tickets (kitchen, order_id, shop_id, items, event_id) VALUES ($1, $2, $3, $4, $5)`,
-					string(k.Mode), ev.OrderID, ev.ShopID, ev.Items, id); err != nil {
-					return err
-				}
-				b.Cooked++
-			}
-			return nil
+		err = pgx.BeginFunc(ctx, p, func(tx pgx.Tx) (err error) {
+			b, err = k.cook(ctx, tx, recs)
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("cooking: %w", err)
@@ -188,4 +147,62 @@ func Cook(ctx context.Context, cfg brewkit.Config, k Kitchen) error {
 		}
 	}
 	return nil
+}
+
+// unread is, for each partition of topic that group has not read to its
+// end yet, the end offset it reads to.
+func unread(ctx context.Context, cfg brewkit.Config, topic, group string) (map[int32]int64, error) {
+	cl, err := brewkit.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ends, err := brewkit.EndOffsets(ctx, adm, topic)
+	if err != nil {
+		return nil, err
+	}
+	committed, err := adm.FetchOffsets(ctx, group)
+	if err != nil {
+		return nil, fmt.Errorf("the offsets of group %s: %w", group, err)
+	}
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if c, ok := committed.Lookup(topic, o.Partition); !ok || c.At < o.Offset {
+			left[o.Partition] = o.Offset
+		}
+	})
+	return left, nil
+}
+
+// cook makes a ticket of each record in tx; WithInbox first records the
+// event's id in the inbox, and skips an event it already holds.
+func (k Kitchen) cook(ctx context.Context, tx pgx.Tx, recs []*kgo.Record) (Batch, error) {
+	b := Batch{Read: len(recs)}
+	for _, r := range recs {
+		ev, err := brewkit.DecodeEvent(r)
+		if err != nil {
+			return b, err
+		}
+		id := drill.EventID(r)
+		if id == "" {
+			return b, fmt.Errorf("%s/%d@%d has no %s header", r.Topic, r.Partition, r.Offset, drill.HeaderEventID)
+		}
+		if k.Mode == WithInbox {
+			tag, err := tx.Exec(ctx, `INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, k.Group, id)
+			if err != nil {
+				return b, err
+			}
+			if tag.RowsAffected() == 0 {
+				b.Skipped++ // processed before: the ticket is there
+				continue
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO tickets (kitchen, order_id, shop_id, items, event_id) VALUES ($1, $2, $3, $4, $5)`,
+			string(k.Mode), ev.OrderID, ev.ShopID, ev.Items, id); err != nil {
+			return b, err
+		}
+		b.Cooked++
+	}
+	return b, nil
 }
