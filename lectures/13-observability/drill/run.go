@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -79,26 +78,12 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 		defer drop1(ctx) //nolint:errcheck // as above
 	}
 
-	sctx, stopServing := context.WithCancel(ctx)
-	defer stopServing()
 	d := &run{cfg: cfg, nodes: nodes, adm: adm, m: kitchen.NewMetrics(), topic: topic, group: group, say: say}
-	if err := serve(sctx, cfg, group, d.m); err != nil {
+	stopTraffic, err := d.startTraffic(ctx, serve, o.Rate)
+	defer stopTraffic()
+	if err != nil {
 		return nil, err
 	}
-	tcfg := cfg
-	tcfg.Timeout = tillTimeout
-	if err := d.startKitchen(ctx); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if d.kitchen != nil {
-			d.kitchen.Stop() //nolint:errcheck // the drill's result is told
-		}
-	}()
-	if d.till, err = kitchen.StartTill(ctx, tcfg, d.m, topic, o.Rate, 0); err != nil {
-		return nil, err
-	}
-	defer d.till.Close()
 
 	rep := &Report{Group: group, Topic: topic, Started: time.Now()}
 	say(fmt.Sprintf("traffic: the till places %d orders a second on %s, the kitchen cooks them (group %s)", o.Rate, topic, group))
@@ -112,6 +97,38 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 			return rep, err
 		}
 	}
+	d.finish(ctx, prom, rep)
+	return rep, nil
+}
+
+// startTraffic serves the kitchen's metrics, starts the kitchen and the
+// till; stop stops what started.
+func (d *run) startTraffic(ctx context.Context, serve Exporters, rate int) (stop func(), err error) {
+	sctx, stopServing := context.WithCancel(ctx)
+	stop = func() {
+		if d.till != nil {
+			d.till.Close()
+		}
+		if d.kitchen != nil {
+			d.kitchen.Stop() //nolint:errcheck // the drill's result is told
+		}
+		stopServing()
+	}
+	if err := serve(sctx, d.cfg, d.group, d.m); err != nil {
+		return stop, err
+	}
+	if err := d.startKitchen(ctx); err != nil {
+		return stop, err
+	}
+	tcfg := d.cfg
+	tcfg.Timeout = tillTimeout
+	d.till, err = kitchen.StartTill(ctx, tcfg, d.m, d.topic, rate, 0)
+	return stop, err
+}
+
+// finish stops the till, waits for the kitchen to cook what it placed, and
+// reads the group's lag over the drill from Prometheus.
+func (d *run) finish(ctx context.Context, prom *Prom, rep *Report) {
 	d.till.Stop()
 	rep.Placed, rep.Failed = d.till.Placed(), d.till.Failed()
 	if d.kitchen != nil {
@@ -120,11 +137,10 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, ser
 		rep.Cooked = d.cookedBefore + d.kitchen.Cooked()
 	}
 	rep.Duration = time.Since(rep.Started)
-	lag, err := prom.QueryRange(ctx, fmt.Sprintf("sum(brew_group_lag_records{group=%q})", group), rep.Started, time.Now(), 5*time.Second)
+	lag, err := prom.QueryRange(ctx, fmt.Sprintf("sum(brew_group_lag_records{group=%q})", d.group), rep.Started, time.Now(), 5*time.Second)
 	if err == nil && len(lag) == 1 {
 		rep.Lag = lag[0].Points
 	}
-	return rep, nil
 }
 
 // preflight checks that Prometheus runs with the course's rules and scrapes
@@ -289,103 +305,19 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 		return res, fmt.Errorf("step %s: %w", st.Name, err)
 	}
 	d.say(fmt.Sprintf("step %s: %s", st.Name, st.Fault))
-	faultAt := time.Now()
-	res.FaultAt = faultAt
+	res.FaultAt = time.Now()
 	if err := st.break_(ctx, d); err != nil {
 		return res, fmt.Errorf("step %s: %w", st.Name, err)
 	}
-	seen := map[string]bool{}
-	fired := func() bool {
-		for _, t := range res.Timings {
-			if !t.Fired() {
-				return false
-			}
-		}
-		return true
-	}
-	for !fired() && time.Since(faultAt) < o.FireIn {
-		alerts, err := prom.Alerts(ctx)
-		if err != nil {
-			return res, err
-		}
-		at := time.Since(faultAt)
-		for i, t := range res.Timings {
-			for _, a := range alerts {
-				if !t.Expect.matches(a) {
-					continue
-				}
-				if res.Timings[i].Pending == 0 {
-					res.Timings[i].Pending = at
-				}
-				if a.State == "firing" && res.Timings[i].Firing == 0 {
-					res.Timings[i].Firing = at
-					d.say(fmt.Sprintf("  %s firing after %ss", t.Expect, secs(at)))
-					if t.Expect.Alert == "BrewOfflinePartitions" {
-						if res.Controllers, err = controllersSeen(ctx, prom); err != nil {
-							return res, err
-						}
-					}
-				}
-			}
-		}
-		for _, u := range unexpected(alerts, st, d.group) {
-			if !seen[u] {
-				seen[u] = true
-				res.Unexpected = append(res.Unexpected, u)
-				res.Notes = append(res.Notes, unexpectedNote(ctx, d.adm, u, at))
-			}
-		}
-		if err := brewkit.Sleep(ctx, poll); err != nil {
-			return res, err
-		}
-	}
-	if !fired() {
-		d.say(fmt.Sprintf("  not every alert fired within %s", o.FireIn))
+	if err := d.waitFiring(ctx, prom, &res, o.FireIn); err != nil {
+		return res, err
 	}
 
 	d.say(fmt.Sprintf("step %s: fix: %s", st.Name, st.Fix))
-	fixAt := time.Now()
-	res.FixAt = fixAt
+	res.FixAt = time.Now()
 	if err := st.fix(ctx, d); err != nil {
 		return res, fmt.Errorf("step %s: the fix: %w", st.Name, err)
 	}
-	res.FixedIn = time.Since(fixAt)
-	for time.Since(fixAt) < o.ResolveIn {
-		alerts, err := prom.Alerts(ctx)
-		if err != nil {
-			return res, err
-		}
-		at := time.Since(fixAt)
-		left := 0
-		for i, t := range res.Timings {
-			if t.Resolved > 0 {
-				continue
-			}
-			if slices.ContainsFunc(alerts, t.Expect.matches) {
-				left++
-				continue
-			}
-			if t.Fired() {
-				res.Timings[i].Resolved = at
-				d.say(fmt.Sprintf("  %s resolved %ss after the fix", t.Expect, secs(at)))
-			}
-		}
-		if left == 0 && !slices.ContainsFunc(alerts, func(a Alert) bool { return ours(a, d.group) }) {
-			return res, nil
-		}
-		if err := brewkit.Sleep(ctx, poll); err != nil {
-			return res, err
-		}
-	}
-	var still []string
-	alerts, _ := prom.Alerts(ctx)
-	for _, a := range alerts {
-		if ours(a, d.group) {
-			still = append(still, a.Name+labelsNote(a)+" "+a.State)
-		}
-	}
-	if len(still) > 0 {
-		d.say(fmt.Sprintf("  still active %s after the fix: %s", o.ResolveIn, strings.Join(still, ", ")))
-	}
-	return res, nil
+	res.FixedIn = time.Since(res.FixAt)
+	return res, d.waitResolved(ctx, prom, &res, o.ResolveIn)
 }
