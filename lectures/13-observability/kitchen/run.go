@@ -124,28 +124,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 		werr = fmt.Errorf("every order failed to be written (%d), the last with: %w", t.Failed(), t.LastErr())
 	}
 	if werr == nil {
-		// The kitchen cooks at least what was placed in this run (an
-		// earlier run's leftovers only add to its count), unless an
-		// error stops it.
-		_ = brewkit.WaitFor(ctx, Drain, 50*time.Millisecond, func() bool {
-			select {
-			case <-k.Exited():
-				return true
-			default:
-				return k.Cooked() >= t.Placed()
-			}
-		})
-		select {
-		case <-k.Exited():
-			werr = k.Stop() // the error that stopped it
-		default:
-			if k.Cooked() < t.Placed() {
-				werr = fmt.Errorf("the kitchen cooked %d of %d orders within %s of the till's stop", k.Cooked(), t.Placed(), Drain)
-			}
-		}
-		if werr == nil {
-			werr = ctx.Err()
-		}
+		werr = waitCooked(ctx, k, t)
 	}
 	// The registry is read while both clients are open: a closed client's
 	// series leave it.
@@ -170,6 +149,32 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 		return r, fmt.Errorf("%d of %d orders failed to be written, the last with: %w", r.Failed, r.Failed+r.Placed, t.LastErr())
 	}
 	return r, rerr
+}
+
+// waitCooked waits, at most Drain, until the kitchen has cooked at least
+// what the till placed in this run (an earlier run's leftovers only add to
+// its count), unless an error stops it; it returns that error, or why the
+// kitchen fell short.
+func waitCooked(ctx context.Context, k *Kitchen, t *Till) error {
+	_ = brewkit.WaitFor(ctx, Drain, 50*time.Millisecond, func() bool {
+		select {
+		case <-k.Exited():
+			return true
+		default:
+			return k.Cooked() >= t.Placed()
+		}
+	})
+	select {
+	case <-k.Exited():
+		if err := k.Stop(); err != nil {
+			return err // the error that stopped it
+		}
+	default:
+		if k.Cooked() < t.Placed() {
+			return fmt.Errorf("the kitchen cooked %d of %d orders within %s of the till's stop", k.Cooked(), t.Placed(), Drain)
+		}
+	}
+	return ctx.Err()
 }
 
 // value is the reading of name, or -1.

@@ -61,6 +61,20 @@ func Draw(w io.Writer, rep *drill.Report) error {
 	p.Legend.Add("group lag", l)
 	p.Legend.Top = true
 
+	if err := addSteps(p, rep); err != nil {
+		return err
+	}
+	img := vgimg.New(Width, Height)
+	p.Draw(draw.New(img))
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+		return fmt.Errorf("writing the PNG: %w", err)
+	}
+	return nil
+}
+
+// addSteps marks each step's fault and fix with a dashed line, and each
+// alert that fired with a dot and its name.
+func addSteps(p *plot.Plot, rep *drill.Report) error {
 	var fired plotter.XYs
 	var labels []string
 	for i, s := range rep.Steps {
@@ -113,11 +127,6 @@ func Draw(w io.Writer, rep *drill.Report) error {
 			names.TextStyle[i].Font.Size = vg.Points(7)
 		}
 		p.Add(names)
-	}
-	img := vgimg.New(Width, Height)
-	p.Draw(draw.New(img))
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
-		return fmt.Errorf("writing the PNG: %w", err)
 	}
 	return nil
 }

@@ -212,7 +212,15 @@ func Run(ctx context.Context, rulesPath, testsPath string) (*Result, error) {
 	if r.attribute(out, whole) {
 		return r, nil
 	}
-	// Which groups failed, and why: each alone (two at once, for small machines).
+	if err := r.eachGroupAlone(ctx, bin, dir, absRules); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// eachGroupAlone runs each test group alone, two at once (for small
+// machines), to tell which failed and why.
+func (r *Result) eachGroupAlone(ctx context.Context, bin, dir, absRules string) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(r.Groups))
 	sem := make(chan struct{}, 2)
@@ -236,10 +244,7 @@ func Run(ctx context.Context, rulesPath, testsPath string) (*Result, error) {
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return errors.Join(errs...)
 }
 
 // attribute sorts promtool's failures into the groups they are about, by

@@ -24,10 +24,8 @@ type groups []string
 func (g *groups) String() string     { return strings.Join(*g, " ") }
 func (g *groups) Set(v string) error { *g = append(*g, v); return nil }
 
-func main() {
-	var o lag.Options
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), `usage: lag [flags]
+// usage is the help's text; %s is the course's metrics address.
+const usage = `usage: lag [flags]
 
 For each consumer group (classic or KIP-848) and share group, per partition:
 COMMITTED (a share group's start offset), END (the high watermark), LAG =
@@ -46,7 +44,12 @@ brew_group_lag_records, brew_group_lag_seconds {group, topic, partition,
 kind} and brew_group_members {group, kind}, kind consumer or share;
 brew_lag_scrape_errors_total counts the scrapes that failed.
 
-`, lag.MetricsAddr)
+`
+
+func main() {
+	var o lag.Options
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), usage, lag.MetricsAddr)
 		flag.PrintDefaults()
 	}
 	var gs groups
