@@ -86,20 +86,9 @@ func Run(ctx context.Context, cfg brewkit.Config, limit time.Duration, say func(
 	defer drop(ctx) //nolint:errcheck // a leftover demo topic is harmless
 	res.Topic = topic
 
-	// The history: every version of every price, then a tombstone.
-	var recs []*kgo.Record
-	for v := range 3 {
-		for _, p := range Products {
-			if v < len(prices[p]) {
-				recs = append(recs, &kgo.Record{Topic: res.Topic, Key: []byte(p), Value: []byte(prices[p][v])})
-			}
-		}
-	}
-	recs = append(recs, &kgo.Record{Topic: res.Topic, Key: []byte(Deleted), Value: nil})
-	for _, r := range recs { // one at a time: each its own batch, as price updates come
-		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
-			return res, fmt.Errorf("writing the menu: %w", err)
-		}
+	recs, err := writeHistory(ctx, cl, res.Topic)
+	if err != nil {
+		return res, err
 	}
 	// As written: from the acknowledgements, not read back. The segment
 	// rolls every second, and on a busy machine the cleaner may compact the
@@ -150,6 +139,26 @@ func Run(ctx context.Context, cfg brewkit.Config, limit time.Duration, say func(
 		}
 	}
 	return res, nil
+}
+
+// writeHistory writes every version of every price, then a tombstone, one
+// record at a time: each its own batch, as price updates come.
+func writeHistory(ctx context.Context, cl *kgo.Client, topic string) ([]*kgo.Record, error) {
+	var recs []*kgo.Record
+	for v := range 3 {
+		for _, p := range Products {
+			if v < len(prices[p]) {
+				recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(p), Value: []byte(prices[p][v])})
+			}
+		}
+	}
+	recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(Deleted), Value: nil})
+	for _, r := range recs {
+		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+			return nil, fmt.Errorf("writing the menu: %w", err)
+		}
+	}
+	return recs, nil
 }
 
 // OnePerKey reports whether no key appears twice.

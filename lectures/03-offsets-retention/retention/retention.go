@@ -71,13 +71,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	if res.Simulated, err = brewkit.IsSimulated(ctx, cl); err != nil {
 		return res, err
 	}
-	configs := map[string]string{"segment.ms": ms(c.Segment)}
-	if c.By == "bytes" {
-		configs["retention.ms"] = "-1"
-		configs["retention.bytes"] = strconv.FormatInt(c.Bytes, 10)
-	} else {
-		configs["retention.ms"] = ms(c.Retention)
-	}
+	configs := c.topicConfigs()
 	for _, k := range []string{"retention.ms", "retention.bytes", "segment.ms"} {
 		if v, ok := configs[k]; ok {
 			res.Configs = append(res.Configs, k+"="+v)
@@ -91,13 +85,39 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	res.Topic = topic
 	say(fmt.Sprintf("topic %s, 1 partition: %s", res.Topic, strings.Join(res.Configs, " ")))
 	say(fmt.Sprintf("writing %d records/s of %d bytes for %s; watching the log start offset", c.Rate, c.Value, c.Duration))
+	if err := writeAndWatch(ctx, cfg, adm, c, &res, say); err != nil {
+		return res, err
+	}
+	if err := deleteHalf(ctx, adm, &res); err != nil {
+		return res, err
+	}
+	say(fmt.Sprintf("DeleteRecords up to offset %d: the log start offset is now %d (any offset, not a segment boundary)", res.Deleted, res.StartNow))
+	return res, nil
+}
 
+// topicConfigs are the topic's retention by time or by bytes, and its
+// segment.ms: retention deletes whole segments, so segments roll often.
+func (c Config) topicConfigs() map[string]string {
+	configs := map[string]string{"segment.ms": ms(c.Segment)}
+	if c.By == "bytes" {
+		configs["retention.ms"] = "-1"
+		configs["retention.bytes"] = strconv.FormatInt(c.Bytes, 10)
+	} else {
+		configs["retention.ms"] = ms(c.Retention)
+	}
+	return configs
+}
+
+// writeAndWatch writes c.Rate records a second for c.Duration and looks at
+// the partition's log start offset four times a second, noting each move
+// (and the segments there were just before it) as a step.
+func writeAndWatch(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, c Config, res *Result, say func(string)) error {
 	segs := segmentFiles(ctx, adm, res.Topic)
 	// Random bytes, sent uncompressed: the partition grows by what is written,
 	// which retention.bytes counts.
 	prod, err := brewkit.NewClient(cfg, kgo.ProducerBatchCompression(kgo.NoCompression()))
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer prod.Close()
 	value := make([]byte, c.Value)
@@ -112,7 +132,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	for time.Since(start) < c.Duration {
 		select {
 		case <-ctx.Done():
-			return res, ctx.Err()
+			return ctx.Err()
 		case <-tick.C:
 			crand.Read(value) //nolint:errcheck // crypto/rand.Read does not fail
 			prod.Produce(ctx, &kgo.Record{Topic: res.Topic, Value: slices.Clone(value)}, func(_ *kgo.Record, err error) {
@@ -122,7 +142,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 			})
 		case <-look.C:
 			if err := produceErr.Load(); err != nil {
-				return res, fmt.Errorf("writing to %s: %w", res.Topic, *err)
+				return fmt.Errorf("writing to %s: %w", res.Topic, *err)
 			}
 			s, e, err := bounds(ctx, adm, res.Topic)
 			if err != nil {
@@ -141,15 +161,19 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		}
 	}
 	if err := prod.Flush(ctx); err != nil {
-		return res, err
+		return err
 	}
 	if err := produceErr.Load(); err != nil {
-		return res, fmt.Errorf("writing to %s: %w", res.Topic, *err)
+		return fmt.Errorf("writing to %s: %w", res.Topic, *err)
 	}
+	return nil
+}
 
-	// DeleteRecords: the log start moves to exactly the offset asked for.
-	// Retention first goes off, so that from now on only DeleteRecords moves
-	// the log start (a retention check could otherwise overtake it).
+// deleteHalf moves the log start with DeleteRecords to halfway between it
+// and the end: exactly to the offset asked for. Retention first goes off,
+// so that from then on only DeleteRecords moves the log start (a retention
+// check could otherwise overtake it).
+func deleteHalf(ctx context.Context, adm *kadm.Client, res *Result) error {
 	off := "-1"
 	alter := []kadm.AlterConfig{{Name: "retention.ms", Value: &off}, {Name: "retention.bytes", Value: &off}}
 	ar, err := adm.AlterTopicConfigs(ctx, alter, res.Topic)
@@ -161,25 +185,24 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("switching retention off before DeleteRecords: %w", err)
+		return fmt.Errorf("switching retention off before DeleteRecords: %w", err)
 	}
 	logStart, end, err := bounds(ctx, adm, res.Topic)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.Deleted = logStart + (end-logStart)/2
 	var to kadm.Offsets
 	to.Add(kadm.Offset{Topic: res.Topic, Partition: 0, At: res.Deleted})
 	dr, err := adm.DeleteRecords(ctx, to)
 	if err != nil {
-		return res, fmt.Errorf("DeleteRecords: %w", err)
+		return fmt.Errorf("DeleteRecords: %w", err)
 	}
 	if err := dr.Error(); err != nil {
-		return res, fmt.Errorf("DeleteRecords: %w", err)
+		return fmt.Errorf("DeleteRecords: %w", err)
 	}
 	res.StartNow, _, err = bounds(ctx, adm, res.Topic)
-	say(fmt.Sprintf("DeleteRecords up to offset %d: the log start offset is now %d (any offset, not a segment boundary)", res.Deleted, res.StartNow))
-	return res, err
+	return err
 }
 
 func (s Step) String() string {
