@@ -121,38 +121,51 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say
 		return res, err
 	}
 
-	steps := []struct {
-		what  string
-		node  int
-		start bool
-		done  func(Step) bool
-	}{
-		{"all nodes up", 0, false, func(s Step) bool { return true }},
-		// RF3 keeps two replicas in sync, RF2 drops below min ISR: node 2 goes to its ELR.
-		{"node 2 stopped", 2, false, func(s Step) bool { return !has(s.RF3.ISR, 2) && !has(s.RF2.ISR, 2) }},
-		// Both topics below min ISR; RF2 has no replica up, and no leader.
-		{"node 1 stopped", 1, false, func(s Step) bool { return !has(s.RF3.ISR, 1) && !has(s.RF2.ISR, 1) }},
-		// Node 2 is back: RF2 may elect it from the ELR.
-		{"node 2 started", 2, true, func(s Step) bool { return s.RF2.Leader == 2 && has(s.RF3.ISR, 2) }},
-		{"node 1 started", 1, true, func(s Step) bool { return full(s.RF3, ReplicasRF3) && full(s.RF2, ReplicasRF2) }},
-	}
-	for _, st := range steps {
+	err = d.walk(ctx, nodes, &res, say)
+	return res, err
+}
+
+// move is one step of the walk: a node stopped or started (node 0: none),
+// then the state the cluster settles in.
+type move struct {
+	what  string
+	node  int
+	start bool
+	done  func(Step) bool
+}
+
+// walk is the nodes' stops and starts, in order, with the state each waits for.
+var walk = []move{
+	{"all nodes up", 0, false, func(s Step) bool { return true }},
+	// RF3 keeps two replicas in sync, RF2 drops below min ISR: node 2 goes to its ELR.
+	{"node 2 stopped", 2, false, func(s Step) bool { return !has(s.RF3.ISR, 2) && !has(s.RF2.ISR, 2) }},
+	// Both topics below min ISR; RF2 has no replica up, and no leader.
+	{"node 1 stopped", 1, false, func(s Step) bool { return !has(s.RF3.ISR, 1) && !has(s.RF2.ISR, 1) }},
+	// Node 2 is back: RF2 may elect it from the ELR.
+	{"node 2 started", 2, true, func(s Step) bool { return s.RF2.Leader == 2 && has(s.RF3.ISR, 2) }},
+	{"node 1 started", 1, true, func(s Step) bool { return full(s.RF3, ReplicasRF3) && full(s.RF2, ReplicasRF2) }},
+}
+
+// walk makes each move and notes the state it settles in; after node 2's
+// start, who RF2 elected and whether from the ELR.
+func (d *describer) walk(ctx context.Context, nodes brewkit.NodeControl, res *Result, say func(string)) error {
+	for _, st := range walk {
 		switch {
 		case st.node == 0:
 		case st.start:
 			say(fmt.Sprintf("starting node %d", st.node))
 			if err := nodes.StartNode(ctx, st.node); err != nil {
-				return res, fmt.Errorf("starting node %d: %w", st.node, err)
+				return fmt.Errorf("starting node %d: %w", st.node, err)
 			}
 		default:
 			say(fmt.Sprintf("stopping node %d (SIGTERM)", st.node))
 			if err := nodes.StopNode(ctx, st.node, false); err != nil {
-				return res, fmt.Errorf("stopping node %d: %w", st.node, err)
+				return fmt.Errorf("stopping node %d: %w", st.node, err)
 			}
 		}
 		s, err := d.wait(ctx, st.done)
 		if err != nil {
-			return res, fmt.Errorf("after %s: %w", st.what, err)
+			return fmt.Errorf("after %s: %w", st.what, err)
 		}
 		s.What = st.what
 		res.Steps = append(res.Steps, s)
@@ -161,12 +174,12 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl, say
 			before := res.Steps[len(res.Steps)-2].RF2
 			res.Elected = s.RF2.Leader
 			res.FromELR = has(before.ELR, res.Elected) && !has(before.ISR, res.Elected)
-			if res.HighWater, err = highWatermark(ctx, adm, res.RF2); err != nil {
-				return res, err
+			if res.HighWater, err = highWatermark(ctx, kadm.NewClient(d.cl), res.RF2); err != nil {
+				return err
 			}
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // Short is one line of the step for the narrative.

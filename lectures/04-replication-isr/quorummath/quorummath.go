@@ -9,6 +9,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
@@ -99,29 +101,8 @@ func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl,
 			return lv, err
 		}
 	}
-	// A leader that loses its majority does not know it at once: it steps
-	// down when no majority has fetched from it for a while (check quorum).
-	lostAt := time.Now()
-	var asked time.Time
-	var qerr error
-	waited := brewkit.WaitFor(ctx, 30*time.Second, 250*time.Millisecond, func() bool {
-		asked = time.Now()
-		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		q, qerr = brewkit.DescribeQuorum(qctx, cl)
-		return qerr != nil || q.LeaderID < 0
-	})
-	switch {
-	case ctx.Err() != nil:
-		return lv, ctx.Err()
-	case waited != nil:
-		return lv, fmt.Errorf("node %d still leads 30 s after losing its majority", q.LeaderID)
-	}
-	lv.SteppedDownAfter = asked.Sub(lostAt) // the first question no leader answered
-	if qerr != nil {
-		lv.NoMajority = "DescribeQuorum failed: " + qerr.Error()
-	} else {
-		lv.NoMajority = "DescribeQuorum: no leader"
+	if err := waitNoLeader(ctx, cl, &lv); err != nil {
+		return lv, err
 	}
 	say(fmt.Sprintf("one voter of three up: no quorum leader, %s after the second stop", lv.SteppedDownAfter.Round(time.Millisecond)))
 
@@ -132,7 +113,8 @@ func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl,
 		return lv, err
 	}
 	lv.LeaderOneBack = -1
-	waited = brewkit.WaitFor(ctx, 60*time.Second, 200*time.Millisecond, func() bool {
+	var qerr error
+	waited := brewkit.WaitFor(ctx, 60*time.Second, 200*time.Millisecond, func() bool {
 		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		q, qerr = brewkit.DescribeQuorum(qctx, cl)
@@ -154,4 +136,35 @@ func RunLive(ctx context.Context, cfg brewkit.Config, nodes brewkit.NodeControl,
 		return lv, err
 	}
 	return lv, nil
+}
+
+// waitNoLeader asks DescribeQuorum until no leader answers (at most 30 s)
+// and notes how long that took and what the question got. A leader that
+// loses its majority does not know it at once: it steps down when no
+// majority has fetched from it for a while (check quorum).
+func waitNoLeader(ctx context.Context, cl *kgo.Client, lv *Live) error {
+	lostAt := time.Now()
+	var asked time.Time
+	var q brewkit.Quorum
+	var qerr error
+	waited := brewkit.WaitFor(ctx, 30*time.Second, 250*time.Millisecond, func() bool {
+		asked = time.Now()
+		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		q, qerr = brewkit.DescribeQuorum(qctx, cl)
+		return qerr != nil || q.LeaderID < 0
+	})
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case waited != nil:
+		return fmt.Errorf("node %d still leads 30 s after losing its majority", q.LeaderID)
+	}
+	lv.SteppedDownAfter = asked.Sub(lostAt) // the first question no leader answered
+	if qerr != nil {
+		lv.NoMajority = "DescribeQuorum failed: " + qerr.Error()
+	} else {
+		lv.NoMajority = "DescribeQuorum: no leader"
+	}
+	return nil
 }

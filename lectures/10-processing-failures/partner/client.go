@@ -100,13 +100,15 @@ func (c *Client) Book(ctx context.Context, r Request, key string) (string, error
 // the partner holds them.
 func (c *Client) SetFaults(ctx context.Context, f Faults) (Faults, error) {
 	var got Faults
-	return got, c.call(ctx, http.MethodPut, "/faults", f, &got)
+	err := c.call(ctx, http.MethodPut, "/faults", f, &got)
+	return got, err
 }
 
 // Log returns the partner's booking log.
 func (c *Client) Log(ctx context.Context) (Log, error) {
 	var l Log
-	return l, c.call(ctx, http.MethodGet, "/bookings", nil, &l)
+	err := c.call(ctx, http.MethodGet, "/bookings", nil, &l)
+	return l, err
 }
 
 // Reset empties the partner's log and switches its faults off.

@@ -319,5 +319,6 @@ func (d *run) step(ctx context.Context, prom *Prom, st Step, o Options) (StepRes
 		return res, fmt.Errorf("step %s: the fix: %w", st.Name, err)
 	}
 	res.FixedIn = time.Since(res.FixAt)
-	return res, d.waitResolved(ctx, prom, &res, o.ResolveIn)
+	err := d.waitResolved(ctx, prom, &res, o.ResolveIn)
+	return res, err
 }

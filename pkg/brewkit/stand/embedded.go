@@ -44,7 +44,8 @@ func (d *embedded) status() (EmbeddedStatus, error) {
 		return st, err
 	}
 	defer resp.Body.Close()
-	return st, json.NewDecoder(resp.Body).Decode(&st)
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	return st, err
 }
 
 func (d *embedded) post(path string) error {
