@@ -101,20 +101,7 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 	}
 	m.Paused = followers[0]
 
-	opts := []kgo.Opt{
-		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProduceRequestTimeout(c.RequestTimeout),
-		kgo.ProducerLinger(10 * time.Millisecond),
-		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
-	}
-	m.Settings = fmt.Sprintf("acks=all, request timeout %s, ", c.RequestTimeout)
-	if idem {
-		m.Settings += "up to 5 requests in flight"
-	} else {
-		opts = append(opts, kgo.DisableIdempotentWrite())
-		m.Settings += "1 request in flight"
-	}
-	prod, err := brewkit.NewClient(cfg, opts...)
+	prod, err := producer(cfg, c, idem, &m)
 	if err != nil {
 		return m, err
 	}
@@ -140,27 +127,8 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 	defer resume() //nolint:errcheck // the error is reported on the main path
 
 	run := strconv.FormatUint(uint64(time.Now().UnixNano()%1e9), 36)
-	var mu sync.Mutex
-	var firstErr error
-	every := c.Pause / time.Duration(c.Records+1)
-	for i := 1; i <= c.Records; i++ {
-		if err := brewkit.Sleep(ctx, every); err != nil {
-			return m, err
-		}
-		prod.Produce(ctx, &kgo.Record{Topic: topic, Value: lab.Seq(run, i)}, func(_ *kgo.Record, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				m.Failed++
-				if firstErr == nil {
-					firstErr = err
-				}
-				return
-			}
-			m.Acked++
-		})
-	}
-	if err := brewkit.Sleep(ctx, every); err != nil {
+	firstErr, err := send(ctx, prod, topic, run, c, &m)
+	if err != nil {
 		return m, err
 	}
 	say(fmt.Sprintf("%s: %d orders sent; resuming node %d", label(idem), c.Records, m.Paused))
@@ -170,21 +138,84 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 	if err := prod.Flush(ctx); err != nil {
 		return m, err
 	}
-	if firstErr != nil && !errors.Is(firstErr, context.Canceled) {
-		say(fmt.Sprintf("%s: %d writes failed, the first with %v", label(idem), m.Failed, firstErr))
+	if err := firstErr(); err != nil && !errors.Is(err, context.Canceled) {
+		say(fmt.Sprintf("%s: %d writes failed, the first with %v", label(idem), m.Failed, err))
 	}
 
 	recs, err := lab.ReadAll(ctx, cfg, adm, topic)
 	if err != nil {
 		return m, err
 	}
+	m.count(recs, run, c.Records)
+	if m.Batches, err = lab.Batches(ctx, cl, topic, 0, leader); err != nil {
+		return m, err
+	}
+	m.Batches = m.Batches[1:] // the warm-up
+	say(fmt.Sprintf("%s: %d acknowledged, %d stored, %d duplicated", label(idem), m.Acked, m.Stored, m.Duplicated))
+	return m, nil
+}
+
+// producer is the demo's producer: acks=all, a short request timeout, a
+// fixed retry back-off, idempotent (up to 5 requests in flight) or not (1).
+func producer(cfg brewkit.Config, c Config, idem bool, m *Mode) (*kgo.Client, error) {
+	opts := []kgo.Opt{
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProduceRequestTimeout(c.RequestTimeout),
+		kgo.ProducerLinger(10 * time.Millisecond),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
+	}
+	m.Settings = fmt.Sprintf("acks=all, request timeout %s, ", c.RequestTimeout)
+	if idem {
+		m.Settings += "up to 5 requests in flight"
+	} else {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+		m.Settings += "1 request in flight"
+	}
+	return brewkit.NewClient(cfg, opts...)
+}
+
+// send produces c.Records orders spread over the pause, counting the
+// acknowledged and the failed in m as their promises come; firstErr is the
+// first failure so far (after a Flush, of them all).
+func send(ctx context.Context, prod *kgo.Client, topic, run string, c Config, m *Mode) (firstErr func() error, err error) {
+	var mu sync.Mutex
+	var first error
+	firstErr = func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+	every := c.Pause / time.Duration(c.Records+1)
+	for i := 1; i <= c.Records; i++ {
+		if err := brewkit.Sleep(ctx, every); err != nil {
+			return nil, err
+		}
+		prod.Produce(ctx, &kgo.Record{Topic: topic, Value: lab.Seq(run, i)}, func(_ *kgo.Record, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				m.Failed++
+				if first == nil {
+					first = err
+				}
+				return
+			}
+			m.Acked++
+		})
+	}
+	return firstErr, brewkit.Sleep(ctx, every)
+}
+
+// count finds each order of run among recs: stored, duplicated (with the
+// offsets of its copies), missing.
+func (m *Mode) count(recs []*kgo.Record, run string, records int) {
 	offsets := map[int][]int64{}
 	for _, r := range recs {
 		if n, ok := lab.SeqOf(r.Value, run); ok {
 			offsets[n] = append(offsets[n], r.Offset)
 		}
 	}
-	for n := 1; n <= c.Records; n++ {
+	for n := 1; n <= records; n++ {
 		m.Stored += len(offsets[n])
 		if len(offsets[n]) > 1 {
 			m.Duplicated += len(offsets[n]) - 1
@@ -192,12 +223,6 @@ func runMode(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, nodes brew
 		}
 	}
 	m.Missing = m.Acked - len(offsets)
-	if m.Batches, err = lab.Batches(ctx, cl, topic, 0, leader); err != nil {
-		return m, err
-	}
-	m.Batches = m.Batches[1:] // the warm-up
-	say(fmt.Sprintf("%s: %d acknowledged, %d stored, %d duplicated", label(idem), m.Acked, m.Stored, m.Duplicated))
-	return m, nil
 }
 
 func label(idem bool) string {
