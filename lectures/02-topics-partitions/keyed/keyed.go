@@ -76,36 +76,60 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		return Result{}, err
 	}
 	defer cl.Close()
-	// A topic created a moment ago may not be known yet to the broker asked;
-	// an error Kafka will not retry (no permission) is the answer at once.
-	var td kadm.TopicDetails
-	_ = brewkit.WaitFor(ctx, 5*time.Second, 200*time.Millisecond, func() bool {
-		td, err = adm.ListTopics(kadm.WithAuthorizedOps(ctx), c.Topic)
-		if ke := (*kerr.Error)(nil); errors.As(err, &ke) && !ke.Retriable {
-			return true
-		}
-		return err == nil && td[c.Topic].Err == nil
-	})
-	if err := ctx.Err(); err != nil {
+	n, err := partitions(ctx, adm, c.Topic)
+	if err != nil {
 		return Result{}, err
 	}
-	if err != nil {
-		return Result{}, fmt.Errorf("describing topic %s: %w", c.Topic, err)
-	}
-	if err := td[c.Topic].Err; errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return Result{}, fmt.Errorf("topic %s does not exist: create the Brew topics with `make inspect`, or pass -topic", c.Topic)
-	} else if err != nil {
-		return Result{}, fmt.Errorf("topic %s: %w", c.Topic, err)
-	}
-	n := int32(len(td[c.Topic].Partitions))
 	from, err := brewkit.EndOffsets(ctx, adm, c.Topic)
 	if err != nil {
 		return Result{}, err
 	}
 
 	run := strconv.FormatUint(rand.Uint64()%1e9, 36)
+	recs, sampleKeys := c.records(run)
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return Result{}, fmt.Errorf("producing to %s: %w", c.Topic, err)
+	}
+
+	read, err := readBack(ctx, cfg, adm, c.Topic, from, run)
+	if err != nil {
+		return Result{}, err
+	}
+	return tally(c, n, read, sampleKeys), nil
+}
+
+// partitions is topic's partition count. A topic created a moment ago may
+// not be known yet to the broker asked; an error Kafka will not retry (no
+// permission) is the answer at once.
+func partitions(ctx context.Context, adm *kadm.Client, topic string) (int32, error) {
+	var td kadm.TopicDetails
+	var err error
+	_ = brewkit.WaitFor(ctx, 5*time.Second, 200*time.Millisecond, func() bool {
+		td, err = adm.ListTopics(kadm.WithAuthorizedOps(ctx), topic)
+		if ke := (*kerr.Error)(nil); errors.As(err, &ke) && !ke.Retriable {
+			return true
+		}
+		return err == nil && td[topic].Err == nil
+	})
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("describing topic %s: %w", topic, err)
+	}
+	if err := td[topic].Err; errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return 0, fmt.Errorf("topic %s does not exist: create the Brew topics with `make inspect`, or pass -topic", topic)
+	} else if err != nil {
+		return 0, fmt.Errorf("topic %s: %w", topic, err)
+	}
+	return int32(len(td[topic].Partitions)), nil
+}
+
+// records are c.Count orders of run, keyed as c.Mode says; the first
+// c.Samples orders (when keyed) are followed by two more events each, whose
+// keys sampleKeys lists.
+func (c Config) records(run string) (recs []*kgo.Record, sampleKeys []string) {
 	rng := rand.New(rand.NewPCG(rand.Uint64(), 1))
-	var recs []*kgo.Record
 	add := func(e brewkit.Event, key string) {
 		e.Run, e.Seq = run, int64(len(recs)+1)
 		r := e.Record(c.Topic)
@@ -121,7 +145,6 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 		}
 		return e.OrderID
 	}
-	sampleKeys := []string{}
 	for i := range c.Count {
 		e := brewkit.NewOrder(rng, int64(i+1), time.Now())
 		add(e, keyOf(e))
@@ -135,14 +158,12 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 			}
 		}
 	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return Result{}, fmt.Errorf("producing to %s: %w", c.Topic, err)
-	}
+	return recs, sampleKeys
+}
 
-	read, err := readBack(ctx, cfg, adm, c.Topic, from, run)
-	if err != nil {
-		return Result{}, err
-	}
+// tally counts where the records read back landed against the partition
+// their keys predict (n partitions), and the batches they came in.
+func tally(c Config, n int32, read []*kgo.Record, sampleKeys []string) Result {
 	res := Result{Topic: c.Topic, Partitions: n, Mode: c.Mode, Counts: make([]int64, n)}
 	stored := map[string][]int32{}
 	last := int32(-1)
@@ -162,7 +183,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 	for _, k := range sampleKeys {
 		res.Samples = append(res.Samples, Sample{Key: k, Predicted: partition.ForKey([]byte(k), n), Stored: stored[k]})
 	}
-	return res, nil
+	return res
 }
 
 // readBack reads from the offsets in from up to today's end every record of
