@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -64,132 +62,45 @@ func RunDynamic(ctx context.Context, s *stand.Stand, rate int, inspect func(ctx 
 		return res, err
 	}
 	defer l.Close()
-	say(fmt.Sprintf("lab: formatting nodes 1-3 (broker + controller) with --initial-controllers, clients on %s-%d", lab.Addr(1), lab.ClientBase+3))
-	if err := l.FormatVoters(ctx); err != nil {
+	r := &dynamicRun{l: l, res: &res, say: say}
+	if err := r.startVoters(ctx); err != nil {
 		return res, err
 	}
-	for _, n := range l.Voters {
-		if err := l.Start(ctx, n); err != nil {
-			return res, err
-		}
-	}
-	start := time.Now()
-	if err := l.WaitBrokers(ctx, 2*time.Minute); err != nil {
+	if r.cl, err = brewkit.NewClient(l.Config()); err != nil {
 		return res, err
 	}
-	say(fmt.Sprintf("lab: three brokers registered in %s", time.Since(start).Round(100*time.Millisecond)))
-
-	cl, err := brewkit.NewClient(l.Config())
-	if err != nil {
-		return res, err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	step := func(name string) error {
-		st, err := describe(ctx, cl, name)
-		if err != nil {
-			return err
-		}
-		res.Steps = append(res.Steps, st)
-		say(fmt.Sprintf("%s: voters %v, observers %v, leader %d", name, st.Voters, st.Observers, st.Leader))
-		return nil
-	}
-	if err := waitQuorum(ctx, cl, func(q brewkit.Quorum) bool { return q.LeaderID >= 0 }); err != nil {
+	defer r.cl.Close()
+	if err := waitQuorum(ctx, r.cl, func(q brewkit.Quorum) bool { return q.LeaderID >= 0 }); err != nil {
 		return res, fmt.Errorf("the lab's quorum elected no leader: %w", err)
 	}
-	if err := step("formatted and started"); err != nil {
+	if err := r.step(ctx, "formatted and started"); err != nil {
 		return res, err
 	}
 
 	// The witness and the leader watch run through every change.
-	topic := "brew.ops.lab-orders"
-	if _, err := adm.CreateTopic(ctx, 3, 3, nil, topic); err != nil {
-		return res, fmt.Errorf("creating %s on the lab: %w", topic, err)
-	}
-	if err := brewkit.WaitTopics(ctx, adm, topic); err != nil {
-		return res, err
-	}
-	w, err := witness.Start(ctx, l.Config(), topic, rate)
+	w, err := r.startWitness(ctx, rate)
 	if err != nil {
 		return res, err
 	}
-	watch := watchLeader(ctx, cl)
+	watch := watchLeader(ctx, r.cl)
 
 	// Controller 4 starts as an observer: formatted without initial controllers.
-	if err := l.Format(ctx, NewController); err != nil {
+	if err := r.startObserver(ctx); err != nil {
 		return res, err
 	}
-	if err := l.Start(ctx, NewController); err != nil {
+	if err := r.step(ctx, "controller 4 started"); err != nil {
 		return res, err
 	}
-	if err := waitQuorum(ctx, cl, func(q brewkit.Quorum) bool { return slices.Contains(ids(q.Observers), NewController) }); err != nil {
-		return res, fmt.Errorf("controller 4 never fetched from the quorum; its log ends:\n%s", l.Log(NewController))
-	}
-	// The leader asks a new voter's ApiVersions before it adds it: wait
-	// until controller 4 answers on its listener, not only fetches.
-	if err := answers(ctx, lab.ControllerAddr(NewController)); err != nil {
-		return res, fmt.Errorf("controller 4 does not answer on %s: %w; its log ends:\n%s", lab.ControllerAddr(NewController), err, l.Log(NewController))
-	}
-	if err := step("controller 4 started"); err != nil {
+	if err := r.addController(ctx); err != nil {
 		return res, err
 	}
-
-	// AddRaftVoter names the replica by id and by the directory id its
-	// storage was formatted with, which DescribeQuorum shows. The leader
-	// refuses a replica lagging behind the log, so the run waits for
-	// controller 4 to catch up, and asks again if the log ran ahead.
-	var dir4 [16]byte
-	if err := waitQuorum(ctx, cl, func(q brewkit.Quorum) bool {
-		for _, o := range q.Observers {
-			if o.ID == NewController {
-				dir4 = o.Directory
-				return o.LogEndOffset >= q.HighWatermark && time.Since(o.LastCaughtUp) < time.Second
-			}
-		}
-		return false
-	}); err != nil {
-		return res, fmt.Errorf("controller 4 never caught up with the metadata log: %w", err)
-	}
-	for try := 1; ; try++ {
-		err := addRaftVoter(ctx, cl, NewController, dir4)
-		if err == nil {
-			break
-		}
-		if try == 5 || !errors.Is(err, kerr.RequestTimedOut) {
-			return res, fmt.Errorf("AddRaftVoter(4): %w", err)
-		}
-		say(fmt.Sprintf("AddRaftVoter(4): %v; asking again", err))
-		if err := brewkit.Sleep(ctx, time.Second); err != nil {
-			return res, err
-		}
-	}
-	if err := waitQuorum(ctx, cl, func(q brewkit.Quorum) bool { return len(q.Voters) == 4 }); err != nil {
-		return res, fmt.Errorf("controller 4 accepted but not among the voters: %w", err)
-	}
-	if err := step("AddRaftVoter(4)"); err != nil {
+	if err := r.step(ctx, "AddRaftVoter(4)"); err != nil {
 		return res, err
 	}
-
-	q, err := brewkit.DescribeQuorum(ctx, cl)
-	if err != nil {
+	if err := r.removeController(ctx); err != nil {
 		return res, err
 	}
-	i := slices.IndexFunc(q.Voters, func(v brewkit.Voter) bool { return v.ID == Replaced })
-	if i < 0 {
-		return res, fmt.Errorf("controller 1 is not a voter: %v", ids(q.Voters))
-	}
-	if err := removeRaftVoter(ctx, cl, Replaced, q.Voters[i].Directory); err != nil {
-		return res, fmt.Errorf("RemoveRaftVoter(1): %w", err)
-	}
-	if err := waitQuorum(ctx, cl, func(q brewkit.Quorum) bool {
-		// Node 1 stays a broker: it goes on fetching the log, as an
-		// observer (of a new leader, if it led: that one must hear from it).
-		return len(q.Voters) == 3 && !slices.Contains(ids(q.Voters), Replaced) && q.LeaderID >= 0 &&
-			slices.Contains(ids(q.Observers), Replaced)
-	}); err != nil {
-		return res, fmt.Errorf("controller 1 still a voter after RemoveRaftVoter: %w", err)
-	}
-	if err := step("RemoveRaftVoter(1)"); err != nil {
+	if err := r.step(ctx, "RemoveRaftVoter(1)"); err != nil {
 		return res, err
 	}
 	res.LongestLeaderless, res.Polls = watch()
@@ -201,6 +112,137 @@ func RunDynamic(ctx context.Context, s *stand.Stand, rate int, inspect func(ctx 
 	}
 	say("witness: " + res.Witness.String())
 	return res, nil
+}
+
+// dynamicRun is what one RunDynamic's steps share: the lab, a client of its
+// brokers, and what the run saw.
+type dynamicRun struct {
+	l   *lab.Lab
+	cl  *kgo.Client
+	res *Dynamic
+	say func(string)
+}
+
+// startVoters formats nodes 1-3 together, each with the same
+// --initial-controllers list (the three of them, with their directory ids),
+// starts them, and waits until they are registered brokers.
+func (r *dynamicRun) startVoters(ctx context.Context) error {
+	r.say(fmt.Sprintf("lab: formatting nodes 1-3 (broker + controller) with --initial-controllers, clients on %s-%d", lab.Addr(1), lab.ClientBase+3))
+	if err := r.l.FormatVoters(ctx); err != nil {
+		return err
+	}
+	for _, n := range r.l.Voters {
+		if err := r.l.Start(ctx, n); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if err := r.l.WaitBrokers(ctx, 2*time.Minute); err != nil {
+		return err
+	}
+	r.say(fmt.Sprintf("lab: three brokers registered in %s", time.Since(start).Round(100*time.Millisecond)))
+	return nil
+}
+
+// startWitness creates the witness' topic on the lab, three partitions of
+// three replicas, and starts the witness writing rate orders a second to it
+// and reading them back.
+func (r *dynamicRun) startWitness(ctx context.Context, rate int) (*witness.Witness, error) {
+	adm := kadm.NewClient(r.cl)
+	topic := "brew.ops.lab-orders"
+	if _, err := adm.CreateTopic(ctx, 3, 3, nil, topic); err != nil {
+		return nil, fmt.Errorf("creating %s on the lab: %w", topic, err)
+	}
+	if err := brewkit.WaitTopics(ctx, adm, topic); err != nil {
+		return nil, err
+	}
+	return witness.Start(ctx, r.l.Config(), topic, rate)
+}
+
+// startObserver formats controller 4 with --no-initial-controllers and
+// starts it, and waits until it fetches the metadata log as an observer and
+// answers on its controller listener.
+func (r *dynamicRun) startObserver(ctx context.Context) error {
+	if err := r.l.Format(ctx, NewController); err != nil {
+		return err
+	}
+	if err := r.l.Start(ctx, NewController); err != nil {
+		return err
+	}
+	if err := waitQuorum(ctx, r.cl, func(q brewkit.Quorum) bool { return slices.Contains(ids(q.Observers), NewController) }); err != nil {
+		return fmt.Errorf("controller 4 never fetched from the quorum; its log ends:\n%s", r.l.Log(NewController))
+	}
+	// The leader asks a new voter's ApiVersions before it adds it: wait
+	// until controller 4 answers on its listener, not only fetches.
+	if err := answers(ctx, lab.ControllerAddr(NewController)); err != nil {
+		return fmt.Errorf("controller 4 does not answer on %s: %w; its log ends:\n%s", lab.ControllerAddr(NewController), err, r.l.Log(NewController))
+	}
+	return nil
+}
+
+// addController makes controller 4 a voter, as kafka-metadata-quorum
+// add-controller does, and waits until the quorum has four voters.
+//
+// AddRaftVoter names the replica by id and by the directory id its storage
+// was formatted with, which DescribeQuorum shows. The leader refuses a
+// replica lagging behind the log, so the run waits for controller 4 to
+// catch up, and asks again if the log ran ahead.
+func (r *dynamicRun) addController(ctx context.Context) error {
+	var dir [16]byte
+	if err := waitQuorum(ctx, r.cl, func(q brewkit.Quorum) bool {
+		for _, o := range q.Observers {
+			if o.ID == NewController {
+				dir = o.Directory
+				return o.LogEndOffset >= q.HighWatermark && time.Since(o.LastCaughtUp) < time.Second
+			}
+		}
+		return false
+	}); err != nil {
+		return fmt.Errorf("controller 4 never caught up with the metadata log: %w", err)
+	}
+	for try := 1; ; try++ {
+		err := addRaftVoter(ctx, r.cl, NewController, dir)
+		if err == nil {
+			break
+		}
+		if try == 5 || !errors.Is(err, kerr.RequestTimedOut) {
+			return fmt.Errorf("AddRaftVoter(4): %w", err)
+		}
+		r.say(fmt.Sprintf("AddRaftVoter(4): %v; asking again", err))
+		if err := brewkit.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
+	}
+	if err := waitQuorum(ctx, r.cl, func(q brewkit.Quorum) bool { return len(q.Voters) == 4 }); err != nil {
+		return fmt.Errorf("controller 4 accepted but not among the voters: %w", err)
+	}
+	return nil
+}
+
+// removeController takes controller 1 out of the voters, by id and
+// directory id as DescribeQuorum shows them, and waits until the quorum has
+// three voters without it and a leader.
+func (r *dynamicRun) removeController(ctx context.Context) error {
+	q, err := brewkit.DescribeQuorum(ctx, r.cl)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(q.Voters, func(v brewkit.Voter) bool { return v.ID == Replaced })
+	if i < 0 {
+		return fmt.Errorf("controller 1 is not a voter: %v", ids(q.Voters))
+	}
+	if err := removeRaftVoter(ctx, r.cl, Replaced, q.Voters[i].Directory); err != nil {
+		return fmt.Errorf("RemoveRaftVoter(1): %w", err)
+	}
+	if err := waitQuorum(ctx, r.cl, func(q brewkit.Quorum) bool {
+		// Node 1 stays a broker: it goes on fetching the log, as an
+		// observer (of a new leader, if it led: that one must hear from it).
+		return len(q.Voters) == 3 && !slices.Contains(ids(q.Voters), Replaced) && q.LeaderID >= 0 &&
+			slices.Contains(ids(q.Observers), Replaced)
+	}); err != nil {
+		return fmt.Errorf("controller 1 still a voter after RemoveRaftVoter: %w", err)
+	}
+	return nil
 }
 
 // answers waits up to a minute for ApiVersions to be answered at addr.
@@ -223,6 +265,7 @@ func answers(ctx context.Context, addr string) error {
 	return err
 }
 
+// ids is the voters' (or observers') ids, sorted.
 func ids(vs []brewkit.Voter) []int32 {
 	var out []int32
 	for _, v := range vs {
@@ -232,65 +275,12 @@ func ids(vs []brewkit.Voter) []int32 {
 	return out
 }
 
-func describe(ctx context.Context, cl *kgo.Client, name string) (Step, error) {
-	q, err := brewkit.DescribeQuorum(ctx, cl)
-	if err != nil {
-		return Step{}, err
-	}
-	rel, err := brewkit.ClusterRelease(ctx, cl)
-	if err != nil {
-		return Step{}, err
-	}
-	return Step{Name: name, Voters: ids(q.Voters), Observers: ids(q.Observers), Leader: q.LeaderID, KRaft: rel.Features["kraft.version"]}, nil
-}
-
 // waitQuorum waits up to a minute for DescribeQuorum to satisfy ok.
 func waitQuorum(ctx context.Context, cl *kgo.Client, ok func(brewkit.Quorum) bool) error {
 	return brewkit.WaitFor(ctx, time.Minute, 250*time.Millisecond, func() bool {
 		q, err := brewkit.DescribeQuorum(ctx, cl)
 		return err == nil && ok(q)
 	})
-}
-
-// watchLeader polls DescribeQuorum every Poll until the returned function is
-// called, which reports the longest stretch without a leader (an error
-// counts as none) and how many polls it made.
-func watchLeader(ctx context.Context, cl *kgo.Client) func() (time.Duration, int) {
-	ctx, cancel := context.WithCancel(ctx)
-	var (
-		wg      sync.WaitGroup
-		longest time.Duration
-		polls   int
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var since time.Time // zero while there is a leader
-		for ctx.Err() == nil {
-			qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
-			q, err := brewkit.DescribeQuorum(qctx, cl)
-			qcancel()
-			if ctx.Err() != nil {
-				return
-			}
-			polls++
-			now := time.Now()
-			if err != nil || q.LeaderID < 0 {
-				if since.IsZero() {
-					since = now
-				}
-				longest = max(longest, now.Sub(since))
-			} else {
-				since = time.Time{}
-			}
-			brewkit.Sleep(ctx, Poll) //nolint:errcheck // ctx ends the loop
-		}
-	}()
-	return func() (time.Duration, int) {
-		cancel()
-		wg.Wait()
-		return longest, polls
-	}
 }
 
 // addRaftVoter asks the quorum to take node n, whose controller listens on
@@ -325,16 +315,4 @@ func removeRaftVoter(ctx context.Context, cl *kgo.Client, n int32, dir [16]byte)
 		return err
 	}
 	return withMessage(resp.ErrorCode, resp.ErrorMessage)
-}
-
-// Print writes the steps, the leader watch and the witness.
-func (d Dynamic) Print(w io.Writer) {
-	t := brewkit.NewTable(w, "STEP", "KRAFT.VERSION", "VOTERS", "OBSERVERS", "LEADER")
-	for _, s := range d.Steps {
-		t.Row(s.Name, s.KRaft, fmt.Sprint(s.Voters), fmt.Sprint(s.Observers), s.Leader)
-	}
-	t.Flush() //nolint:errcheck // a writer of ours
-	fmt.Fprintf(w, "longest without a leader: %s (DescribeQuorum polls: %d, every %s)\n", d.LongestLeaderless.Round(time.Millisecond), d.Polls, Poll)
-	fmt.Fprintf(w, "witness: sent %d, acknowledged %d, read %d: lost %d, duplicated %d\n",
-		d.Witness.Sent, d.Witness.Acked, d.Witness.Read, d.Witness.Lost, d.Witness.Duplicated)
 }

@@ -66,27 +66,11 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes) (d Done, err erro
 		return d, err
 	}
 	defer cl.Close()
+	r := &run{cl: cl, adm: adm, d: &d}
 
 	// 1. Reassignments in progress: cancelled, their replicas as before.
-	inflight, err := scaleout.Reassigning(ctx, cl)
-	if err != nil {
+	if err := r.cancelReassignments(ctx); err != nil {
 		return d, err
-	}
-	var cancel kadm.AlterPartitionAssignmentsReq
-	for t, ps := range inflight {
-		for _, p := range ps {
-			cancel.CancelAssign(t, p)
-			d.Cancelled++
-		}
-	}
-	if d.Cancelled > 0 {
-		resp, err := adm.AlterPartitionAssignments(ctx, cancel)
-		if err == nil {
-			err = resp.Error()
-		}
-		if err != nil {
-			return d, fmt.Errorf("cancelling reassignments: %w", err)
-		}
 	}
 
 	// 2. Every replica on node 4 back onto nodes 1-3.
@@ -97,30 +81,8 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes) (d Done, err erro
 	if err != nil {
 		return d, fmt.Errorf("listing topics: %w", err)
 	}
-	var move kadm.AlterPartitionAssignmentsReq
-	for _, t := range td.Sorted() {
-		for _, p := range t.Partitions.Sorted() {
-			if !slices.Contains(p.Replicas, scaleout.Node) {
-				continue
-			}
-			move.Assign(t.Topic, p.Partition, offFour(p.Replicas))
-			d.Moved++
-		}
-	}
-	if d.Moved > 0 {
-		resp, err := adm.AlterPartitionAssignments(ctx, move)
-		if err == nil {
-			err = resp.Error()
-		}
-		if err != nil {
-			return d, fmt.Errorf("moving partitions off node 4: %w", err)
-		}
-		if err := brewkit.WaitFor(ctx, 3*time.Minute, 500*time.Millisecond, func() bool {
-			left, err := scaleout.Reassigning(ctx, cl)
-			return err == nil && len(left) == 0
-		}); err != nil {
-			return d, fmt.Errorf("moving partitions off node 4: not done within 3 minutes: %w", err)
-		}
+	if err := r.moveOffFour(ctx, td); err != nil {
+		return d, err
 	}
 
 	// 3. Throttles: on every broker, and on any topic that still has some.
@@ -129,27 +91,102 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes) (d Done, err erro
 	}
 
 	// 4. Node 4 out: stopped, then unregistered.
-	alive, err := adm.ListBrokers(ctx)
+	if err := r.removeFour(ctx, nodes); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// run is what one Run's steps share: the clients, and what the run did.
+type run struct {
+	cl  *kgo.Client
+	adm *kadm.Client
+	d   *Done
+}
+
+// cancelReassignments cancels every reassignment in progress: each of its
+// partitions keeps the replicas it had before.
+func (r *run) cancelReassignments(ctx context.Context) error {
+	inflight, err := scaleout.Reassigning(ctx, r.cl)
 	if err != nil {
-		return d, fmt.Errorf("listing the brokers: %w", err)
+		return err
+	}
+	var cancel kadm.AlterPartitionAssignmentsReq
+	for t, ps := range inflight {
+		for _, p := range ps {
+			cancel.CancelAssign(t, p)
+			r.d.Cancelled++
+		}
+	}
+	if r.d.Cancelled == 0 {
+		return nil
+	}
+	resp, err := r.adm.AlterPartitionAssignments(ctx, cancel)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("cancelling reassignments: %w", err)
+	}
+	return nil
+}
+
+// moveOffFour reassigns every partition of td with a replica on node 4
+// onto nodes 1-3 (offFour), and waits up to 3 minutes for the copy.
+func (r *run) moveOffFour(ctx context.Context, td kadm.TopicDetails) error {
+	var move kadm.AlterPartitionAssignmentsReq
+	for _, t := range td.Sorted() {
+		for _, p := range t.Partitions.Sorted() {
+			if !slices.Contains(p.Replicas, scaleout.Node) {
+				continue
+			}
+			move.Assign(t.Topic, p.Partition, offFour(p.Replicas))
+			r.d.Moved++
+		}
+	}
+	if r.d.Moved == 0 {
+		return nil
+	}
+	resp, err := r.adm.AlterPartitionAssignments(ctx, move)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("moving partitions off node 4: %w", err)
+	}
+	if err := brewkit.WaitFor(ctx, 3*time.Minute, 500*time.Millisecond, func() bool {
+		left, err := scaleout.Reassigning(ctx, r.cl)
+		return err == nil && len(left) == 0
+	}); err != nil {
+		return fmt.Errorf("moving partitions off node 4: not done within 3 minutes: %w", err)
+	}
+	return nil
+}
+
+// removeFour stops node 4 if it is up, and unregisters broker 4 if it is
+// still registered (a stopped broker stays registered, fenced).
+func (r *run) removeFour(ctx context.Context, nodes Nodes) error {
+	alive, err := r.adm.ListBrokers(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the brokers: %w", err)
 	}
 	if slices.Contains(alive.NodeIDs(), scaleout.Node) {
 		if err := nodes.StopNode(ctx, scaleout.Node, false); err != nil {
-			return d, err
+			return err
 		}
-		d.Stopped = true
+		r.d.Stopped = true
 	}
-	registered, _, err := RegisteredBrokers(ctx, cl)
+	registered, _, err := RegisteredBrokers(ctx, r.cl)
 	if err != nil {
-		return d, err
+		return err
 	}
 	if slices.Contains(registered, scaleout.Node) {
-		if err := scaleout.Unregister(ctx, cl, adm); err != nil {
-			return d, err
+		if err := scaleout.Unregister(ctx, r.cl, r.adm); err != nil {
+			return err
 		}
-		d.Unregistered = true
+		r.d.Unregistered = true
 	}
-	return d, nil
+	return nil
 }
 
 // offFour is replicas with node 4 replaced by the first of nodes 1-3 the

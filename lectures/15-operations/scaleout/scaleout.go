@@ -156,6 +156,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes, c Config, say fun
 		return res, err
 	}
 	defer cl.Close()
+	r := &run{cl: cl, adm: adm, nodes: nodes, c: c, res: &res, say: say}
 	res.Throttle = c.Throttle
 
 	brokers, err := adm.ListBrokers(ctx)
@@ -170,12 +171,7 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes, c Config, say fun
 	if res.Topic, err = createOnThree(ctx, cl, adm, c.Partitions); err != nil {
 		return res, err
 	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
-		defer cancel()
-		clearThrottles(dctx, adm, res.Topic) //nolint:errcheck // best effort, and reported by restore
-		adm.DeleteTopic(dctx, res.Topic)     //nolint:errcheck // leftovers are harmless
-	}()
+	defer r.deleteTopic(ctx)
 	say(fmt.Sprintf("topic %s: %d partitions on nodes 1-3; writing %d MiB to it", res.Topic, c.Partitions, c.Preload>>20))
 	if err := preload(ctx, cfg, res.Topic, c.Partitions, c.Preload); err != nil {
 		return res, err
@@ -195,82 +191,30 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes, c Config, say fun
 	}()
 	say(fmt.Sprintf("the witness writes %d orders a second to it (acks=all) and reads them back", c.Rate))
 
-	// 1. Node 4 joins: a broker of the cluster, with nothing on it.
-	say("starting node 4 (a broker only)")
-	start := time.Now()
-	if err := nodes.StartNode(ctx, Node); err != nil {
-		return res, fmt.Errorf("starting node 4: %w", err)
-	}
-	say(fmt.Sprintf("node 4 registered in %s", time.Since(start).Round(100*time.Millisecond)))
-	now, err := assignment(ctx, adm, res.Topic)
-	if err != nil {
+	// Node 4 joins, the partitions move onto it under a throttle, it leads
+	// where it is first; then (Drain) it is drained and taken out again.
+	if err := r.addNode(ctx); err != nil {
 		return res, err
 	}
-	res.Untouched = now.On(Node) == 0 && now.String() == res.Before.String()
-	say(fmt.Sprintf("node 4 holds %d replicas: Kafka moves nothing onto a new broker by itself", now.On(Node)))
-
-	// 2. The reassignment, throttled.
-	res.Target = Plan(res.Before)
-	if err := setThrottles(ctx, adm, res.Topic, res.Before, res.Target, c.Throttle); err != nil {
+	if err := r.reassignThrottled(ctx); err != nil {
 		return res, err
 	}
-	say(fmt.Sprintf("throttle: %d MiB/s per broker for the moving replicas; reassigning %d partitions onto node 4", c.Throttle>>20, res.Target.On(Node)))
-	if err := reassign(ctx, adm, res.Topic, res.Target); err != nil {
+	if err := r.electLeaders(ctx); err != nil {
 		return res, err
 	}
-	start = time.Now()
-	if err := watchCopy(ctx, cl, adm, res.Topic, start, &res, say); err != nil {
-		return res, err
-	}
-	res.ReassignTook = time.Since(start)
-	res.CopyTook, res.Copied, res.Rate = copyRate(res.Samples)
-	if err := clearThrottles(ctx, adm, res.Topic); err != nil {
-		return res, err
-	}
-	say(fmt.Sprintf("copied %.1f MiB onto node 4 in %s: %.2f MiB/s against a throttle of %d MiB/s; throttles removed",
-		float64(res.Copied)/(1<<20), res.CopyTook.Round(100*time.Millisecond), res.Rate/(1<<20), c.Throttle>>20))
-
-	// 3. Leadership to the preferred replicas: node 4 leads where it is first.
-	if err := electPreferred(ctx, adm, res.Topic); err != nil {
-		return res, err
-	}
-	if res.After, err = settled(ctx, adm, res.Topic, res.Target); err != nil {
-		return res, err
-	}
-	if res.Leaders, res.ISRFull, err = leadersAndISR(ctx, adm, res.Topic); err != nil {
-		return res, err
-	}
-	say(fmt.Sprintf("preferred leaders elected: node 4 leads %d partitions", count(res.Leaders, Node)))
 	if c.Moved != nil {
 		if err := c.Moved(ctx, res); err != nil {
 			return res, err
 		}
 	}
-
-	// 4. Drain node 4 and take it out.
 	if c.Drain {
-		start = time.Now()
-		if err := reassign(ctx, adm, res.Topic, res.Before); err != nil {
+		if err := r.drain(ctx); err != nil {
 			return res, err
 		}
-		if err := waitReassigned(ctx, cl, res.Topic); err != nil {
-			return res, err
-		}
-		res.DrainTook = time.Since(start)
-		back, err := settled(ctx, adm, res.Topic, res.Before)
-		if err != nil {
-			return res, err
-		}
-		res.Drained = back.On(Node) == 0
-		say(fmt.Sprintf("drained node 4 in %s; stopping it and unregistering broker 4", res.DrainTook.Round(100*time.Millisecond)))
 		res.Witness = w.Stop(time.Minute) // before node 4 stops: the witness reads from wherever the leaders are
-		if err := nodes.StopNode(ctx, Node, false); err != nil {
+		if err := r.removeNode(ctx); err != nil {
 			return res, err
 		}
-		if err := Unregister(ctx, cl, adm); err != nil {
-			return res, err
-		}
-		res.Unregistered = true
 	}
 	if res.Witness.Sent == 0 {
 		res.Witness = w.Stop(time.Minute)
@@ -279,14 +223,120 @@ func Run(ctx context.Context, cfg brewkit.Config, nodes Nodes, c Config, say fun
 	return res, nil
 }
 
-func count(m map[int32]int32, n int32) int {
-	c := 0
-	for _, v := range m {
-		if v == n {
-			c++
-		}
+// run is what one Run's steps share: the clients, the stand's nodes, the
+// run's config, and what the run saw.
+type run struct {
+	cl    *kgo.Client
+	adm   *kadm.Client
+	nodes Nodes
+	c     Config
+	res   *Result
+	say   func(string)
+}
+
+// deleteTopic deletes the run's topic and the throttles on its replicas,
+// whatever step the run ended at.
+func (r *run) deleteTopic(ctx context.Context) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	clearThrottles(dctx, r.adm, r.res.Topic) //nolint:errcheck // best effort, and reported by restore
+	r.adm.DeleteTopic(dctx, r.res.Topic)     //nolint:errcheck // leftovers are harmless
+}
+
+// addNode is step 1, node 4 joins: a broker of the cluster, with nothing on
+// it.
+func (r *run) addNode(ctx context.Context) error {
+	r.say("starting node 4 (a broker only)")
+	start := time.Now()
+	if err := r.nodes.StartNode(ctx, Node); err != nil {
+		return fmt.Errorf("starting node 4: %w", err)
 	}
-	return c
+	r.say(fmt.Sprintf("node 4 registered in %s", time.Since(start).Round(100*time.Millisecond)))
+	now, err := assignment(ctx, r.adm, r.res.Topic)
+	if err != nil {
+		return err
+	}
+	r.res.Untouched = now.On(Node) == 0 && now.String() == r.res.Before.String()
+	r.say(fmt.Sprintf("node 4 holds %d replicas: Kafka moves nothing onto a new broker by itself", now.On(Node)))
+	return nil
+}
+
+// reassignThrottled is step 2, the reassignment, throttled: the throttles
+// set, the target asked for, the copy watched until Kafka calls it
+// complete, and the throttles removed.
+func (r *run) reassignThrottled(ctx context.Context) error {
+	res := r.res
+	res.Target = Plan(res.Before)
+	if err := setThrottles(ctx, r.adm, res.Topic, res.Before, res.Target, r.c.Throttle); err != nil {
+		return err
+	}
+	r.say(fmt.Sprintf("throttle: %d MiB/s per broker for the moving replicas; reassigning %d partitions onto node 4", r.c.Throttle>>20, res.Target.On(Node)))
+	if err := reassign(ctx, r.adm, res.Topic, res.Target); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := watchCopy(ctx, r.cl, r.adm, res.Topic, start, res, r.say); err != nil {
+		return err
+	}
+	res.ReassignTook = time.Since(start)
+	res.CopyTook, res.Copied, res.Rate = copyRate(res.Samples)
+	if err := clearThrottles(ctx, r.adm, res.Topic); err != nil {
+		return err
+	}
+	r.say(fmt.Sprintf("copied %.1f MiB onto node 4 in %s: %.2f MiB/s against a throttle of %d MiB/s; throttles removed",
+		float64(res.Copied)/(1<<20), res.CopyTook.Round(100*time.Millisecond), res.Rate/(1<<20), r.c.Throttle>>20))
+	return nil
+}
+
+// electLeaders is step 3, leadership to the preferred replicas: node 4 leads
+// where it is first.
+func (r *run) electLeaders(ctx context.Context) error {
+	res := r.res
+	if err := electPreferred(ctx, r.adm, res.Topic); err != nil {
+		return err
+	}
+	var err error
+	if res.After, err = settled(ctx, r.adm, res.Topic, res.Target); err != nil {
+		return err
+	}
+	if res.Leaders, res.ISRFull, err = leadersAndISR(ctx, r.adm, res.Topic); err != nil {
+		return err
+	}
+	r.say(fmt.Sprintf("preferred leaders elected: node 4 leads %d partitions", count(res.Leaders, Node)))
+	return nil
+}
+
+// drain is step 4, node 4 drained: the partitions reassigned back to their
+// replicas before node 4, unthrottled.
+func (r *run) drain(ctx context.Context) error {
+	res := r.res
+	start := time.Now()
+	if err := reassign(ctx, r.adm, res.Topic, res.Before); err != nil {
+		return err
+	}
+	if err := waitReassigned(ctx, r.cl, res.Topic); err != nil {
+		return err
+	}
+	res.DrainTook = time.Since(start)
+	back, err := settled(ctx, r.adm, res.Topic, res.Before)
+	if err != nil {
+		return err
+	}
+	res.Drained = back.On(Node) == 0
+	r.say(fmt.Sprintf("drained node 4 in %s; stopping it and unregistering broker 4", res.DrainTook.Round(100*time.Millisecond)))
+	return nil
+}
+
+// removeNode takes the drained node 4 out: stopped, then unregistered.
+func (r *run) removeNode(ctx context.Context) error {
+	if err := r.nodes.StopNode(ctx, Node, false); err != nil {
+		return err
+	}
+	if err := Unregister(ctx, r.cl, r.adm); err != nil {
+		return err
+	}
+	r.res.Unregistered = true
+	return nil
 }
 
 // createOnThree creates a fresh topic with its replicas spread over nodes
@@ -523,39 +573,6 @@ func Reassigning(ctx context.Context, cl *kgo.Client) (map[string][]int32, error
 		slices.Sort(out[t.Topic])
 	}
 	return out, nil
-}
-
-// copyRate is the copy's duration, bytes and rate from the samples: from
-// the last sample where node 4 held nothing (until it learns of the
-// reassignment and fetches, no throttle is at work: on a loaded machine
-// that took over 2 s) to the last sample before it held its final size.
-// What follows is not the throttled copy: the last replicas join the ISR,
-// and the witness's few new records trickle in until Kafka marks the
-// reassignment complete.
-func copyRate(samples []Sample) (time.Duration, int64, float64) {
-	if len(samples) == 0 {
-		return 0, 0, 0
-	}
-	final := samples[len(samples)-1].Bytes
-	var began time.Duration
-	var end *Sample
-	for i, s := range samples {
-		if s.Bytes == 0 {
-			began, end = s.At, nil
-			continue
-		}
-		if s.Bytes < final || end == nil {
-			end = &samples[i]
-		}
-		if s.Bytes >= final {
-			break
-		}
-	}
-	if end == nil || end.At <= began {
-		return 0, 0, 0
-	}
-	took := end.At - began
-	return took, end.Bytes, float64(end.Bytes) / took.Seconds()
 }
 
 // watchCopy samples node 4's bytes every half second until no partition is

@@ -14,8 +14,6 @@ package upgrade
 import (
 	"context"
 	"fmt"
-	"io"
-	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -72,42 +70,22 @@ func Run(ctx context.Context, s *stand.Stand, rate int, say func(string)) (res R
 		return res, err
 	}
 	defer l.Close()
-	for _, n := range l.Voters {
-		l.Version[n] = From
-	}
-	say(fmt.Sprintf("lab: nodes 1-3 on Kafka %s (broker + controller), clients on %s-%d", From, lab.Addr(1), lab.ClientBase+3))
-	if err := l.FormatVoters(ctx); err != nil {
+	r := &run{l: l, topic: "brew.ops.upgrade-orders", say: say}
+	if err := r.startOnFrom(ctx); err != nil {
 		return res, err
 	}
-	for _, n := range l.Voters {
-		if err := l.Start(ctx, n); err != nil {
-			return res, err
-		}
-	}
-	if err := l.WaitBrokers(ctx, 2*time.Minute); err != nil {
+	if r.cl, err = brewkit.NewClient(l.Config()); err != nil {
 		return res, err
 	}
-	cl, err := brewkit.NewClient(l.Config())
-	if err != nil {
+	defer r.cl.Close()
+	r.adm = kadm.NewClient(r.cl)
+	if r.fs, err = features.Describe(ctx, r.cl, features.Options{}); err != nil {
 		return res, err
 	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	fs, err := features.Describe(ctx, cl, features.Options{})
-	if err != nil {
-		return res, err
-	}
-	res.Finalized = finalized(fs)
+	res.Finalized = finalized(r.fs)
 	say(fmt.Sprintf("lab: metadata.version %s finalized", res.Finalized))
 
-	topic := "brew.ops.upgrade-orders"
-	if _, err := adm.CreateTopic(ctx, 6, 3, nil, topic); err != nil {
-		return res, fmt.Errorf("creating %s on the lab: %w", topic, err)
-	}
-	if err := brewkit.WaitTopics(ctx, adm, topic); err != nil {
-		return res, err
-	}
-	w, err := witness.Start(ctx, l.Config(), topic, rate)
+	w, err := r.startWitness(ctx, rate)
 	if err != nil {
 		return res, err
 	}
@@ -117,40 +95,21 @@ func Run(ctx context.Context, s *stand.Stand, rate int, say func(string)) (res R
 		}
 	}()
 
+	// One node at a time: the next only once this one is back with every
+	// ISR full.
 	for _, n := range l.Voters {
-		r := Roll{Node: n, Before: supports(fs, n)}
-		say(fmt.Sprintf("node %d: stopping (SIGTERM: a controlled shutdown), starting it on Kafka %s", n, To))
-		start := time.Now()
-		l.Stop(n)
-		l.Version[n] = To
-		if err := l.Start(ctx, n); err != nil {
+		rl, err := r.roll(ctx, n)
+		if err != nil {
 			return res, err
 		}
-		if err := l.WaitBroker(ctx, 2*time.Minute, n); err != nil {
-			return res, err
-		}
-		r.Back = time.Since(start)
-		if err := fullISR(ctx, adm, topic); err != nil {
-			return res, err
-		}
-		r.Full = time.Since(start)
-		// The node's ApiVersions, once the client has reconnected to it.
-		if err := brewkit.WaitFor(ctx, 30*time.Second, 250*time.Millisecond, func() bool {
-			fs, err = features.Describe(ctx, cl, features.Options{})
-			return err == nil && supports(fs, n) != "?"
-		}); err != nil {
-			return res, fmt.Errorf("node %d did not answer ApiVersions after its restart: %w", n, err)
-		}
-		r.After = supports(fs, n)
-		say(fmt.Sprintf("node %d: back in %s, every ISR full in %s; it supports metadata.version up to %s (it did up to %s)",
-			n, r.Back.Round(100*time.Millisecond), r.Full.Round(100*time.Millisecond), r.After, r.Before))
-		res.Rolls = append(res.Rolls, r)
+		res.Rolls = append(res.Rolls, rl)
 	}
 
 	// Every node runs To: finalize the newest level all of them support.
-	mv, _ := fs.Feature(features.MetadataVersion)
-	res.Finalize = answer(finalize(ctx, cl, mv.UpgradeTo))
-	if fs, err = features.Describe(ctx, cl, features.Options{CheckDowngrade: true}); err != nil {
+	mv, _ := r.fs.Feature(features.MetadataVersion)
+	res.Finalize = answer(finalize(ctx, r.cl, mv.UpgradeTo))
+	fs, err := features.Describe(ctx, r.cl, features.Options{CheckDowngrade: true})
+	if err != nil {
 		return res, err
 	}
 	res.Final = finalized(fs)
@@ -163,22 +122,81 @@ func Run(ctx context.Context, s *stand.Stand, rate int, say func(string)) (res R
 	return res, nil
 }
 
-// finalized is the cluster's metadata.version.
-func finalized(fs features.Result) string {
-	f, _ := fs.Feature(features.MetadataVersion)
-	return features.LevelString(features.MetadataVersion, f.Finalized)
+// run is what one Run's steps share: the lab, a client of its brokers, the
+// witness' topic, and the features the nodes announced when last asked.
+type run struct {
+	l     *lab.Lab
+	cl    *kgo.Client
+	adm   *kadm.Client
+	topic string
+	fs    features.Result
+	say   func(string)
 }
 
-// supports is the newest metadata.version node n announced.
-func supports(fs features.Result, n int32) string {
-	for _, nd := range fs.Nodes {
-		if nd.ID == n {
-			if r, ok := nd.Supported[features.MetadataVersion]; ok {
-				return features.LevelString(features.MetadataVersion, r.Max)
-			}
+// startOnFrom formats nodes 1-3 and starts them on From, and waits until
+// they are registered brokers.
+func (r *run) startOnFrom(ctx context.Context) error {
+	for _, n := range r.l.Voters {
+		r.l.Version[n] = From
+	}
+	r.say(fmt.Sprintf("lab: nodes 1-3 on Kafka %s (broker + controller), clients on %s-%d", From, lab.Addr(1), lab.ClientBase+3))
+	if err := r.l.FormatVoters(ctx); err != nil {
+		return err
+	}
+	for _, n := range r.l.Voters {
+		if err := r.l.Start(ctx, n); err != nil {
+			return err
 		}
 	}
-	return "?"
+	return r.l.WaitBrokers(ctx, 2*time.Minute)
+}
+
+// startWitness creates the witness' topic on the lab, six partitions of
+// three replicas, and starts the witness writing rate orders a second to it
+// and reading them back.
+func (r *run) startWitness(ctx context.Context, rate int) (*witness.Witness, error) {
+	if _, err := r.adm.CreateTopic(ctx, 6, 3, nil, r.topic); err != nil {
+		return nil, fmt.Errorf("creating %s on the lab: %w", r.topic, err)
+	}
+	if err := brewkit.WaitTopics(ctx, r.adm, r.topic); err != nil {
+		return nil, err
+	}
+	return witness.Start(ctx, r.l.Config(), r.topic, rate)
+}
+
+// roll upgrades node n: stopped (SIGTERM: a controlled shutdown hands its
+// leaderships over), started on To's jars, and waited for until it is a
+// broker again and every ISR of the witness' topic is full; then its
+// ApiVersions answer tells what it supports now.
+func (r *run) roll(ctx context.Context, n int32) (Roll, error) {
+	rl := Roll{Node: n, Before: supports(r.fs, n)}
+	r.say(fmt.Sprintf("node %d: stopping (SIGTERM: a controlled shutdown), starting it on Kafka %s", n, To))
+	start := time.Now()
+	r.l.Stop(n)
+	r.l.Version[n] = To
+	if err := r.l.Start(ctx, n); err != nil {
+		return rl, err
+	}
+	if err := r.l.WaitBroker(ctx, 2*time.Minute, n); err != nil {
+		return rl, err
+	}
+	rl.Back = time.Since(start)
+	if err := fullISR(ctx, r.adm, r.topic); err != nil {
+		return rl, err
+	}
+	rl.Full = time.Since(start)
+	// The node's ApiVersions, once the client has reconnected to it.
+	if err := brewkit.WaitFor(ctx, 30*time.Second, 250*time.Millisecond, func() bool {
+		var err error
+		r.fs, err = features.Describe(ctx, r.cl, features.Options{})
+		return err == nil && supports(r.fs, n) != "?"
+	}); err != nil {
+		return rl, fmt.Errorf("node %d did not answer ApiVersions after its restart: %w", n, err)
+	}
+	rl.After = supports(r.fs, n)
+	r.say(fmt.Sprintf("node %d: back in %s, every ISR full in %s; it supports metadata.version up to %s (it did up to %s)",
+		n, rl.Back.Round(100*time.Millisecond), rl.Full.Round(100*time.Millisecond), rl.After, rl.Before))
+	return rl, nil
 }
 
 // fullISR waits up to two minutes for every partition of topic to have all
@@ -236,33 +254,4 @@ func kafkaErr(code int16, msg *string) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s", err, *msg)
-}
-
-func answer(err error) string {
-	if err != nil {
-		return "refused: " + err.Error()
-	}
-	return "accepted"
-}
-
-// OK says the upgrade went as a rolling upgrade must: every node rolled and
-// supports more after, finalize accepted, the downgrade refused, nothing
-// lost or duplicated.
-func (r Result) OK() bool {
-	return len(r.Rolls) == 3 && r.Finalize == "accepted" && r.Refused && r.Witness.OK() &&
-		!slices.ContainsFunc(r.Rolls, func(x Roll) bool { return x.Before == x.After })
-}
-
-// Print writes the rolls, the finalize and the downgrade, and the witness.
-func (r Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "lab cluster of 3 nodes, Kafka %s -> %s, one node at a time; metadata.version %s meanwhile\n", From, To, r.Finalized)
-	t := brewkit.NewTable(w, "NODE", "SUPPORTED BEFORE", "SUPPORTED AFTER", "BROKER AGAIN", "ISR FULL")
-	for _, x := range r.Rolls {
-		t.Row(x.Node, "up to "+x.Before, "up to "+x.After, x.Back.Round(100*time.Millisecond), x.Full.Round(100*time.Millisecond))
-	}
-	t.Flush() //nolint:errcheck // a writer of ours
-	fmt.Fprintf(w, "UpdateFeatures metadata.version -> %s: %s\n", r.Final, r.Finalize)
-	fmt.Fprintf(w, "downgrade back, validate only: %s\n", r.Downgrade)
-	fmt.Fprintf(w, "witness: sent %d, acknowledged %d, read %d: lost %d, duplicated %d; longest wait for an acknowledgement %s\n",
-		r.Witness.Sent, r.Witness.Acked, r.Witness.Read, r.Witness.Lost, r.Witness.Duplicated, r.Witness.LongestGap.Round(10*time.Millisecond))
 }

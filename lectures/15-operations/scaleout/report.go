@@ -10,6 +10,10 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
+// This file is the harness around Run: the copy rate it measures from node
+// 4's samples, and what it prints. The reassignment and its throttle are in
+// scaleout.go.
+
 // Print writes the run: the replicas before, asked for and after, the copy
 // against its throttle, and the witness.
 func (r Result) Print(w io.Writer) {
@@ -46,4 +50,48 @@ func list(rs []int32) string {
 		return "-"
 	}
 	return fmt.Sprint(rs)
+}
+
+// copyRate is the copy's duration, bytes and rate from the samples: from
+// the last sample where node 4 held nothing (until it learns of the
+// reassignment and fetches, no throttle is at work: on a loaded machine
+// that took over 2 s) to the last sample before it held its final size.
+// What follows is not the throttled copy: the last replicas join the ISR,
+// and the witness's few new records trickle in until Kafka marks the
+// reassignment complete.
+func copyRate(samples []Sample) (time.Duration, int64, float64) {
+	if len(samples) == 0 {
+		return 0, 0, 0
+	}
+	final := samples[len(samples)-1].Bytes
+	var began time.Duration
+	var end *Sample
+	for i, s := range samples {
+		if s.Bytes == 0 {
+			began, end = s.At, nil
+			continue
+		}
+		if s.Bytes < final || end == nil {
+			end = &samples[i]
+		}
+		if s.Bytes >= final {
+			break
+		}
+	}
+	if end == nil || end.At <= began {
+		return 0, 0, 0
+	}
+	took := end.At - began
+	return took, end.Bytes, float64(end.Bytes) / took.Seconds()
+}
+
+// count is how many of m's values are n.
+func count(m map[int32]int32, n int32) int {
+	c := 0
+	for _, v := range m {
+		if v == n {
+			c++
+		}
+	}
+	return c
 }
