@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
 
@@ -100,73 +102,18 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	for _, client := range c.Clients {
 		res.Rows = append(res.Rows, Row{Client: client.Name(), Version: Version(client), Settings: client.Settings(c.Workload)})
 	}
-	// fresh is a run's topic, once every leader answers for its partition
-	// (metadata can name a leader a moment before it has the log; kafka-go
-	// gives up then).
-	fresh := func(prefix string, w perf.Workload) (string, func(context.Context) error, error) {
-		topic, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: prefix, Partitions: w.Partitions})
-		if err != nil {
-			return "", nil, err
-		}
-		if _, err := brewkit.EndOffsets(ctx, adm, topic); err != nil {
-			drop(ctx) //nolint:errcheck // leftovers are harmless
-			return "", nil, err
-		}
-		return topic, drop, nil
-	}
-	one := func(client Client, w perf.Workload) (perf.Phase, perf.Phase, error) {
-		topic, drop, err := fresh("brew.compare.", w)
-		if err != nil {
-			return perf.Phase{}, perf.Phase{}, err
-		}
-		defer drop(ctx) //nolint:errcheck // leftovers are harmless
-		bar := perf.NewBar(w.Records, client.Name()+" produce")
-		p, err := client.Produce(ctx, cfg, topic, w, bar)
-		bar.Done()
-		if err != nil {
-			return p, perf.Phase{}, fmt.Errorf("%s producing: %w", client.Name(), err)
-		}
-		bar = perf.NewBar(w.Records, client.Name()+" consume")
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		r, err := client.Consume(cctx, cfg, topic, w, bar)
-		bar.Done()
-		if err != nil {
-			return p, r, fmt.Errorf("%s consuming: %w", client.Name(), err)
-		}
-		return p, r, nil
-	}
-	// paced is the latency round's run of a client: produce only, at c.Rate.
-	paced := func(client Client) (perf.Phase, error) {
-		w := c.Workload
-		// A second of warm-up first, sent at the rate and left out.
-		w.Records, w.Rate, w.Warmup = c.Rate+c.PacedRecords, c.Rate, c.Rate
-		topic, drop, err := fresh("brew.compare.paced.", w)
-		if err != nil {
-			return perf.Phase{}, err
-		}
-		defer drop(ctx) //nolint:errcheck // leftovers are harmless
-		bar := perf.NewBar(w.Records, fmt.Sprintf("%s at %d rec/s", client.Name(), w.Rate))
-		p, err := client.Produce(ctx, cfg, topic, w, bar)
-		bar.Done()
-		if err != nil {
-			return p, fmt.Errorf("%s producing at %d records/s: %w", client.Name(), w.Rate, err)
-		}
-		p.Records = c.PacedRecords // the measured ones; the rate is the whole run's
-		return p, nil
-	}
-
+	b := bench{cfg: cfg, adm: adm, c: c}
 	warm := c.Workload
 	warm.Records = max(1, c.Workload.Records/10)
 	for _, client := range c.Clients {
-		if _, _, err := one(client, warm); err != nil {
+		if _, _, err := b.one(ctx, client, warm); err != nil {
 			return res, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	say(fmt.Sprintf("warm-up done; %d runs of %d records, interleaved", c.Runs, c.Workload.Records))
 	for run := 1; run <= c.Runs; run++ {
 		for i, client := range c.Clients {
-			p, r, err := one(client, c.Workload)
+			p, r, err := b.one(ctx, client, c.Workload)
 			if err != nil {
 				return res, err
 			}
@@ -178,7 +125,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 			continue
 		}
 		for i, client := range c.Clients {
-			p, err := paced(client)
+			p, err := b.paced(ctx, client)
 			if err != nil {
 				return res, err
 			}
@@ -188,6 +135,73 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		}
 	}
 	return res, nil
+}
+
+// bench runs the clients on fresh topics.
+type bench struct {
+	cfg brewkit.Config
+	adm *kadm.Client
+	c   Config
+}
+
+// fresh is a run's topic, once every leader answers for its partition
+// (metadata can name a leader a moment before it has the log; kafka-go
+// gives up then).
+func (b bench) fresh(ctx context.Context, prefix string, w perf.Workload) (string, func(context.Context) error, error) {
+	topic, drop, err := brewkit.FreshTopic(ctx, b.adm, brewkit.Fresh{Prefix: prefix, Partitions: w.Partitions})
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := brewkit.EndOffsets(ctx, b.adm, topic); err != nil {
+		drop(ctx) //nolint:errcheck // leftovers are harmless
+		return "", nil, err
+	}
+	return topic, drop, nil
+}
+
+// one is a run of client on workload w: produce it all, then consume it.
+func (b bench) one(ctx context.Context, client Client, w perf.Workload) (perf.Phase, perf.Phase, error) {
+	topic, drop, err := b.fresh(ctx, "brew.compare.", w)
+	if err != nil {
+		return perf.Phase{}, perf.Phase{}, err
+	}
+	defer drop(ctx) //nolint:errcheck // leftovers are harmless
+	bar := perf.NewBar(w.Records, client.Name()+" produce")
+	p, err := client.Produce(ctx, b.cfg, topic, w, bar)
+	bar.Done()
+	if err != nil {
+		return p, perf.Phase{}, fmt.Errorf("%s producing: %w", client.Name(), err)
+	}
+	bar = perf.NewBar(w.Records, client.Name()+" consume")
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	r, err := client.Consume(cctx, b.cfg, topic, w, bar)
+	bar.Done()
+	if err != nil {
+		return p, r, fmt.Errorf("%s consuming: %w", client.Name(), err)
+	}
+	return p, r, nil
+}
+
+// paced is the latency round's run of a client: produce only, at c.Rate.
+func (b bench) paced(ctx context.Context, client Client) (perf.Phase, error) {
+	c := b.c
+	w := c.Workload
+	// A second of warm-up first, sent at the rate and left out.
+	w.Records, w.Rate, w.Warmup = c.Rate+c.PacedRecords, c.Rate, c.Rate
+	topic, drop, err := b.fresh(ctx, "brew.compare.paced.", w)
+	if err != nil {
+		return perf.Phase{}, err
+	}
+	defer drop(ctx) //nolint:errcheck // leftovers are harmless
+	bar := perf.NewBar(w.Records, fmt.Sprintf("%s at %d rec/s", client.Name(), w.Rate))
+	p, err := client.Produce(ctx, b.cfg, topic, w, bar)
+	bar.Done()
+	if err != nil {
+		return p, fmt.Errorf("%s producing at %d records/s: %w", client.Name(), w.Rate, err)
+	}
+	p.Records = c.PacedRecords // the measured ones; the rate is the whole run's
+	return p, nil
 }
 
 // Version is the client library's module version, from this binary's build
