@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -123,151 +122,153 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) ([]Result, error) {
 	return out, nil
 }
 
+// runMode runs mode m's courier, a process of its own, through a rush hour
+// of orders of its own: the partner is slow until every order is written
+// (and o.Slow has passed), and the run is watched until every order is
+// booked and committed and o.Watch has passed; then the courier is stopped.
 func runMode(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, o Options, m Mode) (Result, error) {
-	res := Result{Mode: m}
-	run := o.Run + "-" + string(m)
-	group := "brew.courier." + run
-	if err := startAtEnd(ctx, adm, group, o.Topic); err != nil {
-		return res, err
+	r := &modeRun{o: o, adm: adm, run: o.Run + "-" + string(m), res: Result{Mode: m}}
+	r.group = "brew.courier." + r.run
+	if err := startAtEnd(ctx, adm, r.group, o.Topic); err != nil {
+		return r.res, err
 	}
-	defer adm.DeleteGroup(context.WithoutCancel(ctx), group) //nolint:errcheck // a leftover demo group is harmless
+	defer adm.DeleteGroup(context.WithoutCancel(ctx), r.group) //nolint:errcheck // a leftover demo group is harmless
 	if err := o.Partner.Reset(ctx); err != nil {
-		return res, err
+		return r.res, err
 	}
 	if _, err := o.Partner.SetFaults(ctx, partner.Faults{Latency: partner.Duration(o.Latency)}); err != nil {
-		return res, err
+		return r.res, err
 	}
-	c := Courier{Topic: o.Topic, Group: group, Workers: o.Workers, CommitEvery: 500 * time.Millisecond, Drain: time.Second}
+	c := Courier{Topic: o.Topic, Group: r.group, Workers: o.Workers, CommitEvery: 500 * time.Millisecond, Drain: time.Second}
 	if m == Bounded {
 		c.Queue, c.Low = o.Queue, o.Low()
 	}
 	p, err := Start(ctx, cfg, o.Courier, c, o.PartnerAddr)
 	if err != nil {
-		return res, err
+		return r.res, err
 	}
+	r.p = p
 	defer p.Wait(15 * time.Second)  //nolint:errcheck // an early return's stop
 	defer p.Signal(syscall.SIGTERM) //nolint:errcheck
 	if err := p.WaitAssigned(ctx, 30*time.Second); err != nil {
-		return res, err
+		return r.res, err
 	}
 
 	// A writer of the mode's own: both modes pay the same first writes
 	// (metadata, the producer id).
 	w, err := brewkit.NewClient(cfg)
 	if err != nil {
-		return res, err
+		return r.res, err
 	}
 	defer w.Close()
-	start := time.Now()
-	var written struct {
-		sync.Mutex
-		n   int
-		err error
+	r.start = time.Now()
+	go r.write(ctx, w)
+	if err := r.watch(ctx); err != nil {
+		return r.res, err
 	}
-	go func() {
-		_, err := write(ctx, w, o, run, func(n int) {
-			written.Lock()
-			written.n = max(written.n, n)
-			written.Unlock()
-		})
-		written.Lock()
-		written.err = err
-		written.Unlock()
-	}()
-	writtenNow := func() (int, error) {
-		written.Lock()
-		defer written.Unlock()
-		return written.n, written.err
+
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		return r.res, err
 	}
+	if _, err := p.Wait(15 * time.Second); err != nil {
+		return r.res, err
+	}
+	if err := r.stopped(); err != nil {
+		return r.res, err
+	}
+	if err := r.tally(ctx); err != nil {
+		return r.res, err
+	}
+	return r.res, nil
+}
+
+// modeRun is one runMode: its orders and group, its courier process, and
+// what is measured of it.
+type modeRun struct {
+	o     Options
+	adm   *kadm.Client
+	run   string // names the mode's orders: run-00000 on
+	group string
+	p     *Proc
+	start time.Time // the first order written
+	res   Result
+
+	mu       sync.Mutex
+	written  int   // orders written and acknowledged
+	writeErr error // why the writer stopped early
+}
+
+// write writes the mode's orders with w, counting those acknowledged.
+func (r *modeRun) write(ctx context.Context, w *kgo.Client) {
+	_, err := write(ctx, w, r.o, r.run, r.acked)
+	r.mu.Lock()
+	r.writeErr = err
+	r.mu.Unlock()
+}
+
+// watch follows the run every 250 ms until every order is written, booked
+// and committed (the group's lag is 0) and o.Watch has passed. Once the
+// rush is over the partner is fast again.
+func (r *modeRun) watch(ctx context.Context) error {
 	slow := true
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
-	limit := time.After(o.Watch + 2*time.Minute)
+	limit := time.After(r.o.Watch + 2*time.Minute)
 	for {
 		select {
 		case <-ctx.Done():
-			return res, ctx.Err()
-		case <-p.Done():
-			_, err := p.Wait(0)
+			return ctx.Err()
+		case <-r.p.Done():
+			_, err := r.p.Wait(0)
 			if err == nil {
 				err = fmt.Errorf("the courier process ended")
 			}
-			return res, err
+			return err
 		case <-limit:
-			return res, fmt.Errorf("not every order booked within %s", o.Watch+2*time.Minute)
+			return fmt.Errorf("not every order booked within %s", r.o.Watch+2*time.Minute)
 		case <-tick.C:
 		}
-		at := time.Since(start)
-		n, werr := writtenNow() // before the lag: what it counts is in the lag
-		if werr != nil {
-			return res, werr
+		at := time.Since(r.start)
+		n, err := r.writtenNow() // before the lag: what it counts is in the lag
+		if err != nil {
+			return err
 		}
-		if slow && n == o.Orders && at >= o.Slow {
+		if slow && n == r.o.Orders && at >= r.o.Slow {
 			// The rush is over: the partner is fast again.
-			if _, err := o.Partner.SetFaults(ctx, partner.Faults{}); err != nil {
-				return res, err
+			if _, err := r.o.Partner.SetFaults(ctx, partner.Faults{}); err != nil {
+				return err
 			}
 			slow = false
 		}
-		lags, err := adm.Lag(ctx, group)
+		lag, err := groupLag(ctx, r.adm, r.group)
 		if err != nil {
-			return res, err
+			return err
 		}
-		l := lags[group]
-		if l.Error() != nil {
-			return res, fmt.Errorf("the group's lag: %w", l.Error())
-		}
-		lag := l.Lag.Total()
-		res.MaxLag = max(res.MaxLag, lag)
-		s := p.Last()
-		// One point a second (a late tick fills the seconds it missed).
-		for sec := int(at / time.Second); len(res.Timeline) < sec && len(res.Timeline) < int(o.Watch/time.Second); {
-			pt := Point{Second: len(res.Timeline) + 1, Written: n, Lag: lag, Queue: s.Queue, RSS: s.RSS, Paused: s.Paused}
-			res.Timeline = append(res.Timeline, pt)
-			if o.Progress != nil {
-				o.Progress(fmt.Sprintf("%-9s %3ds  written %6d  lag %6d  queue %6d  rss %4d MiB  booked %6d", m, pt.Second, n, lag, s.Queue, s.RSS>>20, s.Booked))
+		s := r.p.Last()
+		r.sample(at, n, lag, s)
+		if n == r.o.Orders && lag == 0 && s.Booked >= int64(r.o.Orders) {
+			if r.res.Elapsed == 0 {
+				r.res.Elapsed = at
+			}
+			if at >= r.o.Watch {
+				return nil
 			}
 		}
-		if n == o.Orders && lag == 0 && s.Booked >= int64(o.Orders) && at >= o.Watch {
-			if res.Elapsed == 0 {
-				res.Elapsed = at
-			}
-			break
-		}
-		if n == o.Orders && lag == 0 && s.Booked >= int64(o.Orders) && res.Elapsed == 0 {
-			res.Elapsed = at
-		}
 	}
-	if err := p.Signal(syscall.SIGTERM); err != nil {
-		return res, err
-	}
-	if _, err := p.Wait(15 * time.Second); err != nil {
-		return res, err
-	}
-	st := p.Stopped()
-	if st == nil {
-		return res, fmt.Errorf("the courier process did not report its stop")
-	}
-	peak := p.Peak()
-	res.MaxQueue, res.PeakRSS, res.Pauses, res.Revoked = peak.Queue, peak.PeakRSS, st.Pauses, st.Revoked
+}
 
-	log, err := o.Partner.Log(ctx)
+// groupLag is group's lag: the records written to what it consumes that it
+// has not committed.
+func groupLag(ctx context.Context, adm *kadm.Client, group string) (int64, error) {
+	lags, err := adm.Lag(ctx, group)
 	if err != nil {
-		return res, err
+		return 0, err
 	}
-	times := map[string]int{}
-	for _, b := range log.Bookings {
-		if strings.HasPrefix(b.OrderID, run+"-") {
-			times[b.OrderID]++
-		}
+	l := lags[group]
+	if l.Error() != nil {
+		return 0, fmt.Errorf("the group's lag: %w", l.Error())
 	}
-	res.Booked = len(times)
-	for _, n := range times {
-		if n > 1 {
-			res.BookedTwice++
-		}
-	}
-	return res, nil
+	return l.Lag.Total(), nil
 }
 
 // startAtEnd commits group's start at the topic's end: the mode's courier

@@ -113,28 +113,84 @@ func RunReplay(ctx context.Context, cfg brewkit.Config, rp Replay, pc *partner.C
 	ls = OfRun(ls, res.Run)
 	res.Letters = len(ls)
 
-	from := map[int32]int64{} // what the group has replayed: up to its committed offsets
+	var from map[int32]int64 // what the group has replayed: up to its committed offsets
 	if !rp.Again {
-		offs, err := adm.FetchOffsets(ctx, res.Group)
-		if err == nil {
-			err = offs.Error()
+		if from, err = replayedTo(ctx, adm, res.Group, rp.Topics.DLT); err != nil {
+			return res, err
 		}
-		if errors.Is(err, kerr.GroupIDNotFound) {
-			err = nil // the simulation's answer for a group never committed; Kafka's is no offsets
-		}
-		if err != nil {
-			return res, fmt.Errorf("reading what group %s has replayed: %w", res.Group, err)
-		}
-		offs.Each(func(o kadm.OffsetResponse) {
-			if o.Topic == rp.Topics.DLT {
-				from[o.Partition] = o.At
-			}
-		})
 	}
+	todo := res.pick(ls, from)
+	before, err := pc.Log(ctx)
+	if err != nil {
+		return res, err
+	}
+
+	name := retry.NewRun("replay")
+	if len(todo) > 0 && rp.Book {
+		// The booking courier's group starts where the replayed records
+		// will begin, before they are written.
+		res.BookGroup = "brew.courier." + name
+		if err := retry.StartAtEnd(ctx, adm, res.BookGroup, rp.Topics.Read()...); err != nil {
+			return res, err
+		}
+	}
+	if len(todo) > 0 {
+		if err := writeBack(ctx, cl, todo, rp.Topics, name); err != nil {
+			return res, err
+		}
+		res.Replayed = len(todo)
+	}
+	// Remembered only once written: a crash before the commit replays
+	// them again, and the idempotency key keeps that from booking twice.
+	if err := remember(ctx, adm, res.Group, rp.Topics.DLT, ends); err != nil {
+		return res, err
+	}
+
+	if res.BookGroup != "" {
+		say(fmt.Sprintf("replayed %d dead letters; the courier of group %s books them", res.Replayed, res.BookGroup))
+		if err := res.book(ctx, cfg, adm, pc, name, say); err != nil {
+			return res, err
+		}
+	}
+
+	after, err := pc.Log(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.tally(ls, before, after)
+	return res, nil
+}
+
+// replayedTo is how far group has replayed topic: its committed offset of
+// each partition (none when it never committed).
+func replayedTo(ctx context.Context, adm *kadm.Client, group, topic string) (map[int32]int64, error) {
+	offs, err := adm.FetchOffsets(ctx, group)
+	if err == nil {
+		err = offs.Error()
+	}
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		err = nil // the simulation's answer for a group never committed; Kafka's is no offsets
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading what group %s has replayed: %w", group, err)
+	}
+	from := map[int32]int64{}
+	offs.Each(func(o kadm.OffsetResponse) {
+		if o.Topic == topic {
+			from[o.Partition] = o.At
+		}
+	})
+	return from, nil
+}
+
+// pick returns the letters of ls the replay selects and the group has not
+// replayed (below from), and counts them in res: how many it selects, of
+// which orders, how many were replayed before.
+func (res *ReplayResult) pick(ls []Letter, from map[int32]int64) []Letter {
 	var todo []Letter
 	seen := map[string]bool{}
 	for _, l := range ls {
-		if !rp.Selects(l) {
+		if !res.Replay.Selects(l) {
 			continue
 		}
 		res.Selected++
@@ -148,95 +204,57 @@ func RunReplay(ctx context.Context, cfg brewkit.Config, rp Replay, pc *partner.C
 		}
 		todo = append(todo, l)
 	}
-	before, err := pc.Log(ctx)
-	if err != nil {
-		return res, err
-	}
+	return todo
+}
 
-	name := retry.NewRun("replay")
-	if len(todo) > 0 && rp.Book {
-		// The booking courier's group starts where the replayed records
-		// will begin, before they are written.
-		res.BookGroup = "brew.courier." + name
-		topics := []string{rp.Topics.Orders}
-		for _, s := range rp.Topics.Retries {
-			topics = append(topics, s.Topic)
-		}
-		if err := retry.StartAtEnd(ctx, adm, res.BookGroup, topics...); err != nil {
-			return res, err
-		}
+// writeBack writes the letters to the orders topic as new records (see
+// replayed), all of them or an error.
+func writeBack(ctx context.Context, cl *kgo.Client, ls []Letter, t retry.Topics, name string) error {
+	recs := make([]*kgo.Record, 0, len(ls))
+	for _, l := range ls {
+		recs = append(recs, replayed(l, t, name))
 	}
-	if len(todo) > 0 {
-		recs := make([]*kgo.Record, 0, len(todo))
-		for _, l := range todo {
-			recs = append(recs, replayed(l, rp.Topics, name))
-		}
-		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-			return res, fmt.Errorf("replaying %d dead letters to %s: %w", len(recs), rp.Topics.Orders, err)
-		}
-		res.Replayed = len(recs)
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return fmt.Errorf("replaying %d dead letters to %s: %w", len(recs), t.Orders, err)
 	}
-	// Remembered only once written: a crash before the commit replays
-	// them again, and the idempotency key keeps that from booking twice.
+	return nil
+}
+
+// remember commits group at ends, the end offsets of the dead-letter topic
+// when it was read: the next replay of the group starts after them.
+func remember(ctx context.Context, adm *kadm.Client, group, topic string, ends map[int32]int64) error {
+	if len(ends) == 0 {
+		return nil
+	}
 	done := kadm.Offsets{}
 	for p, o := range ends {
-		done.AddOffset(rp.Topics.DLT, p, o, -1)
+		done.AddOffset(topic, p, o, -1)
 	}
-	if len(ends) > 0 {
-		resp, err := adm.CommitOffsets(ctx, res.Group, done)
-		if err == nil {
-			err = resp.Error()
-		}
-		if err != nil {
-			return res, fmt.Errorf("remembering the replay in group %s: %w", res.Group, err)
-		}
+	resp, err := adm.CommitOffsets(ctx, group, done)
+	if err == nil {
+		err = resp.Error()
 	}
-
-	if res.BookGroup != "" {
-		say(fmt.Sprintf("replayed %d dead letters; the courier of group %s books them", res.Replayed, res.BookGroup))
-		c := retry.Courier{Topics: rp.Topics, Group: res.BookGroup, Booker: courier.Booker{Partner: pc, Idempotent: true},
-			Accept: func(r *kgo.Record) bool { return header(r, HeaderReplay) == name }, Expect: res.Replayed, Say: say}
-		lctx, cancel := context.WithTimeout(ctx, rp.Limit)
-		res.Stats, err = c.Run(lctx, cfg)
-		retry.DropGroup(ctx, adm, res.BookGroup)
-		if err != nil && ctx.Err() == nil && lctx.Err() != nil {
-			err = fmt.Errorf("%d of %d replayed records neither booked nor dead-lettered again after %s", res.Replayed-res.Stats.Resolved, res.Replayed, rp.Limit)
-		}
-		cancel()
-		if err != nil {
-			return res, err
-		}
-	}
-
-	after, err := pc.Log(ctx)
 	if err != nil {
-		return res, err
+		return fmt.Errorf("remembering the replay in group %s: %w", group, err)
 	}
-	res.Times = map[string]int{}
-	for id, n := range after.Times() {
-		if seen[id] {
-			res.Times[id] = n
-		}
+	return nil
+}
+
+// book runs a courier of group res.BookGroup on what the replay named name
+// wrote, until each record is booked or dead-lettered again, or the
+// replay's Limit passes; the group is dropped after.
+func (res *ReplayResult) book(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, pc *partner.Client, name string, say func(string)) error {
+	c := retry.Courier{Topics: res.Replay.Topics, Group: res.BookGroup, Booker: courier.Booker{Partner: pc, Idempotent: true},
+		Accept: func(r *kgo.Record) bool { return header(r, HeaderReplay) == name }, Expect: res.Replayed, Say: say}
+	lctx, cancel := context.WithTimeout(ctx, res.Replay.Limit)
+	defer cancel()
+	var err error
+	res.Stats, err = c.Run(lctx, cfg)
+	retry.DropGroup(ctx, adm, res.BookGroup)
+	if err != nil && ctx.Err() == nil && lctx.Err() != nil {
+		err = fmt.Errorf("%d of %d replayed records neither booked nor dead-lettered again after %s", res.Replayed-res.Stats.Resolved, res.Replayed, res.Replay.Limit)
 	}
-	was := before.Times()
-	for _, id := range res.OrderIDs {
-		res.New += res.Times[id] - was[id]
-		if res.Times[id] > 1 {
-			res.Doubles = append(res.Doubles, id)
-		}
-	}
-	kinds := map[string]string{}
-	for _, l := range ls {
-		if rp.Selects(l) {
-			kinds[l.Key] = l.Kind
-		}
-	}
-	for _, id := range res.OrderIDs {
-		if res.Times[id] == 0 && kinds[id] == KindRetriable {
-			res.Unbooked = append(res.Unbooked, id)
-		}
-	}
-	return res, nil
+	return err
 }
 
 // replayed is dead letter l as a new record of the orders topic: its key,

@@ -103,165 +103,91 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (Result, error) {
 	if err := b.Write(ctx, cl); err != nil {
 		return Result{}, err
 	}
-	res := Result{Orders: o.Orders, Outage: o.Outage}
+	r := &run{cfg: cfg, o: o, adm: adm, group: b.Group(), res: Result{Orders: o.Orders, Outage: o.Outage}}
 	if err := o.Partner.Reset(ctx); err != nil {
-		return res, err
+		return r.res, err
 	}
 	parts, err := partitions(ctx, adm, o.Topic)
 	if err != nil {
-		return res, err
+		return r.res, err
 	}
-	res.Partitions = len(parts)
+	r.res.Partitions = len(parts)
 	// The outage ends when the partner says it does: each call and booking
 	// is counted in it or after it by that clock, not by when this loop
 	// gets to look.
 	f, err := o.Partner.SetFaults(ctx, partner.Faults{OutageFor: partner.Duration(o.Outage)})
 	if err != nil {
-		return res, err
+		return r.res, err
 	}
-	start := time.Now()
-	t := newTally(f.OutageUntil, parts)
-	var stuck atomic.Pointer[stuckOn]
-	var revoked atomic.Int64
-
-	loop := func(ctx context.Context) (Crash, error) {
-		return courierLoop(ctx, cfg, o, b.Group(), t, &stuck, &revoked)
-	}
+	r.start = time.Now()
+	r.t = newTally(f.OutageUntil, parts)
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan error, 1)
-	go func() {
-		for {
-			c, err := loop(runCtx)
-			if errors.Is(err, errCrash) && len(res.Crashes) < o.Restarts {
-				lag, lerr := adm.Lag(ctx, b.Group())
-				if lerr == nil {
-					if l, ok := lag[b.Group()].Lag.Lookup(o.Topic, c.Partition); ok {
-						c.Committed = l.Commit.At
-					}
-				}
-				res.Crashes = append(res.Crashes, c)
-				continue // the service restarts
-			}
-			done <- err
-			return
-		}
-	}()
-
-	lagNow := func() int64 {
-		lags, err := adm.Lag(ctx, b.Group())
-		if err != nil {
-			return -1
-		}
-		return lags[b.Group()].Lag.Total()
-	}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	left := max(0, time.Until(f.OutageUntil)) // of the outage: none when there is none
-	// The lag while the partner is down is read a second before it comes
-	// back: read right at the end, it races the courier, which books and
-	// commits a batch within milliseconds of the partner's first 200.
-	lateInOutage := time.After(max(0, left-time.Second))
-	end := time.After(left + o.Watch)
-	for {
-		select {
-		case err := <-done:
-			if err != nil && !errors.Is(err, errCrash) {
-				return res, err
-			}
-			end = time.After(0)
-			done = nil
-			continue
-		case <-tick.C:
-			if o.Progress != nil {
-				o.Progress(Second{At: time.Since(start).Round(time.Second), Calls: t.calls.Load(), Booked: t.booked.Load(), Lag: lagNow()})
-			}
-			continue
-		case <-lateInOutage:
-			res.LagInOutage = lagNow()
-			continue
-		case <-end:
-		case <-ctx.Done():
-			return res, ctx.Err()
-		}
-		break
+	go func() { done <- r.serve(runCtx, ctx) }()
+	ended, err := r.watch(ctx, done, f.OutageUntil)
+	if err != nil {
+		return r.res, err
 	}
 	// The group as it stands while the loop is still stuck, before the
 	// courier leaves it.
-	res.Revoked = int(revoked.Load())
-	if groups, err := adm.DescribeGroups(ctx, b.Group()); err == nil {
-		res.Members = len(groups[b.Group()].Members)
+	r.res.Revoked = int(r.revoked.Load())
+	if groups, err := adm.DescribeGroups(ctx, r.group); err == nil {
+		r.res.Members = len(groups[r.group].Members)
 	}
-	res.Booked, res.CallsTotal = t.booked.Load(), t.calls.Load()
-	res.CallsInOutage, res.BookedInOutage = t.callsInOutage.Load(), t.bookedInOutage.Load()
-	res.Lag = lagNow()
-	if l, err := o.Partner.Log(ctx); err == nil {
-		res.BookedTwice = len(l.Doubles())
-	}
+	r.atEnd(ctx)
 	stop()
-	if done != nil {
+	if !ended {
 		<-done
 	}
-	for _, p := range parts {
-		if b.PerPartition[p] > 0 && t.bookedInOutageOn[p].Load() == 0 { // it had orders, and booked none
-			res.StalledPartitions++
+	r.leftBehind(b.PerPartition, parts)
+	return r.res, nil
+}
+
+// run is one Run: the naive courier's group and what is measured of it.
+type run struct {
+	cfg     brewkit.Config
+	o       Options
+	adm     *kadm.Client
+	group   string
+	start   time.Time // when the outage began
+	t       *tally
+	stuck   atomic.Pointer[stuckOn] // the record the loop is retrying, if any
+	revoked atomic.Int64            // partitions taken from the courier
+	res     Result
+}
+
+// serve is the service: it runs the courier loop until ctx ends and, when
+// the loop crashes on the poison record, notes the crash and restarts it,
+// up to o.Restarts times. It returns the loop's last error. outer, Run's
+// context, bounds the read of the group's offsets after a crash.
+func (r *run) serve(ctx, outer context.Context) error {
+	for {
+		c, err := courierLoop(ctx, r.cfg, r.o, r.group, r.t, &r.stuck, &r.revoked)
+		if errors.Is(err, errCrash) && len(r.res.Crashes) < r.o.Restarts {
+			// The group's committed offset of the crashed partition: where
+			// the restarted loop reads from.
+			lag, lerr := r.adm.Lag(outer, r.group)
+			if lerr == nil {
+				if l, ok := lag[r.group].Lag.Lookup(r.o.Topic, c.Partition); ok {
+					c.Committed = l.Commit.At
+				}
+			}
+			r.res.Crashes = append(r.res.Crashes, c)
+			continue // the service restarts
 		}
-	}
-	if s := stuck.Load(); s != nil {
-		res.StuckOn, res.StuckError, res.StuckAttempts = fmt.Sprintf("%d@%d", s.partition, s.offset), s.err, s.attempts
-		res.stuckPartition, res.stuckOffset = s.partition, s.offset
-	}
-	return res, nil
-}
-
-// tally counts the courier's calls and bookings, and those of them made
-// before the partner's outage ended (for the bookings: answered before it).
-type tally struct {
-	outageEnd                     time.Time
-	calls, booked                 atomic.Int64
-	callsInOutage, bookedInOutage atomic.Int64
-	bookedInOutageOn              map[int32]*atomic.Int64 // by partition
-}
-
-func newTally(outageEnd time.Time, parts []int32) *tally {
-	t := &tally{outageEnd: outageEnd, bookedInOutageOn: map[int32]*atomic.Int64{}}
-	for _, p := range parts {
-		t.bookedInOutageOn[p] = new(atomic.Int64)
-	}
-	return t
-}
-
-// call counts a call made at at; uncall takes it back (it never reached the
-// partner).
-func (t *tally) call(at time.Time) {
-	t.calls.Add(1)
-	if at.Before(t.outageEnd) {
-		t.callsInOutage.Add(1)
+		return err
 	}
 }
 
-func (t *tally) uncall(at time.Time) {
-	t.calls.Add(-1)
-	if at.Before(t.outageEnd) {
-		t.callsInOutage.Add(-1)
+// lag is the group's lag on the topic, -1 when it cannot be read.
+func (r *run) lag(ctx context.Context) int64 {
+	lags, err := r.adm.Lag(ctx, r.group)
+	if err != nil {
+		return -1
 	}
-}
-
-// book counts a booking of partition p's record, answered now.
-func (t *tally) book(p int32) {
-	t.booked.Add(1)
-	if time.Now().Before(t.outageEnd) {
-		t.bookedInOutage.Add(1)
-		t.bookedInOutageOn[p].Add(1)
-	}
-}
-
-type stuckOn struct {
-	partition int32
-	offset    int64
-	err       string
-	attempts  int64
+	return lags[r.group].Lag.Total()
 }
 
 // courierLoop is the naive courier: poll, book each record, retry a failed

@@ -243,37 +243,8 @@ type runner struct {
 // It commits what it has handled (its forwards produced first) after each
 // poll, and when it stops.
 func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) (Stats, error) {
-	r := &runner{c: c, stage: map[string]int{c.Topics.Orders: 0}, parked: map[string][]Origin{},
-		done: map[tp]kgo.EpochOffset{}, dirty: map[tp]bool{}, paused: map[tp]time.Time{}, resolved: map[Origin]bool{}}
-	r.stats.Stages = []StageStats{{Topic: c.Topics.Orders}}
-	for i, s := range c.Topics.Retries {
-		r.stage[s.Topic] = i + 1
-		r.stats.Stages = append(r.stats.Stages, StageStats{Topic: s.Topic, Delay: s.Delay})
-	}
-	opts := []kgo.Opt{
-		kgo.ConsumerGroup(c.Group),
-		kgo.ConsumeTopics(c.Topics.Read()...),
-		kgo.DisableAutoCommit(),
-		// SetOffsets (the re-seek of a paused partition) is safe only while
-		// no revoke runs: rebalances wait until the poll's records are done.
-		kgo.BlockRebalanceOnPoll(),
-		// A resumed partition joins the next fetch to its broker once the
-		// fetch in flight returns, which waits up to FetchMaxWait when
-		// there is nothing new (kgo's default 5 s would stretch every delay).
-		kgo.FetchMaxWait(250 * time.Millisecond),
-		kgo.OnPartitionsRevoked(r.revoked),
-		kgo.OnPartitionsLost(r.lost),
-		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) {
-			if c.OnAssigned != nil {
-				c.OnAssigned()
-			}
-		}),
-		brewkit.ConsumeErrors(),
-	}
-	if c.SessionTimeout > 0 {
-		opts = append(opts, kgo.SessionTimeout(c.SessionTimeout))
-	}
-	cl, err := brewkit.NewClient(cfg, opts...)
+	r := newRunner(c)
+	cl, err := brewkit.NewClient(cfg, r.opts()...)
 	if err != nil {
 		return r.stats, err
 	}
@@ -325,6 +296,51 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) (Stats, error) {
 		}
 	}
 	return r.result(), nil
+}
+
+// newRunner is a run of c, its stats with a stage for the orders topic and
+// one for each retry topic.
+func newRunner(c *Courier) *runner {
+	r := &runner{c: c, stage: map[string]int{c.Topics.Orders: 0}, parked: map[string][]Origin{},
+		done: map[tp]kgo.EpochOffset{}, dirty: map[tp]bool{}, paused: map[tp]time.Time{}, resolved: map[Origin]bool{}}
+	r.stats.Stages = []StageStats{{Topic: c.Topics.Orders}}
+	for i, s := range c.Topics.Retries {
+		r.stage[s.Topic] = i + 1
+		r.stats.Stages = append(r.stats.Stages, StageStats{Topic: s.Topic, Delay: s.Delay})
+	}
+	return r
+}
+
+// opts are the courier's client options: a group member of the orders and
+// retry topics that commits itself, and the rebalance callbacks.
+func (r *runner) opts() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.ConsumerGroup(r.c.Group),
+		kgo.ConsumeTopics(r.c.Topics.Read()...),
+		kgo.DisableAutoCommit(),
+		// SetOffsets (the re-seek of a paused partition) is safe only while
+		// no revoke runs: rebalances wait until the poll's records are done.
+		kgo.BlockRebalanceOnPoll(),
+		// A resumed partition joins the next fetch to its broker once the
+		// fetch in flight returns, which waits up to FetchMaxWait when
+		// there is nothing new (kgo's default 5 s would stretch every delay).
+		kgo.FetchMaxWait(250 * time.Millisecond),
+		kgo.OnPartitionsRevoked(r.revoked),
+		kgo.OnPartitionsLost(r.lost),
+		kgo.OnPartitionsAssigned(r.assigned),
+		brewkit.ConsumeErrors(),
+	}
+	if r.c.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(r.c.SessionTimeout))
+	}
+	return opts
+}
+
+// assigned is a rebalance giving the courier partitions: OnAssigned is told.
+func (r *runner) assigned(context.Context, *kgo.Client, map[string][]int32) {
+	if r.c.OnAssigned != nil {
+		r.c.OnAssigned()
+	}
 }
 
 func (r *runner) result() Stats {

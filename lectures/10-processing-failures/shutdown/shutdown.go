@@ -104,117 +104,115 @@ func name(sig syscall.Signal) string {
 	return map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL"}[sig]
 }
 
+// runSignal runs one row: a courier process gets sig once it has booked
+// o.StopAfter of a batch of orders of its own, and a next instance of the
+// same group books the rest.
 func runSignal(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, adm *kadm.Client, o Options, sig syscall.Signal) (Row, error) {
-	row := Row{Signal: name(sig)}
-	say := func(format string, args ...any) {
-		if o.Progress != nil {
-			o.Progress(row.Signal + ": " + fmt.Sprintf(format, args...))
-		}
-	}
-	b := courier.Batch{Topic: o.Topic, Run: o.Run + "-" + strings.ToLower(row.Signal), Orders: o.Orders}
+	b := courier.Batch{Topic: o.Topic, Run: o.Run + "-" + strings.ToLower(name(sig)), Orders: o.Orders}
+	r := &signalRun{o: o, adm: adm, group: b.Group(), row: Row{Signal: name(sig)}}
 	if err := b.Write(ctx, cl); err != nil {
-		return row, err
+		return r.row, err
 	}
-	defer adm.DeleteGroup(context.WithoutCancel(ctx), b.Group()) //nolint:errcheck // a leftover demo group is harmless
+	defer adm.DeleteGroup(context.WithoutCancel(ctx), r.group) //nolint:errcheck // a leftover demo group is harmless
 	if err := o.Partner.Reset(ctx); err != nil {
-		return row, err
+		return r.row, err
 	}
 	if _, err := o.Partner.SetFaults(ctx, partner.Faults{Latency: partner.Duration(o.Latency)}); err != nil {
-		return row, err
+		return r.row, err
 	}
-	c := backpressure.Courier{Topic: o.Topic, Group: b.Group(), Workers: o.Workers, Queue: o.Queue, Low: o.Queue / 4,
+	c := backpressure.Courier{Topic: o.Topic, Group: r.group, Workers: o.Workers, Queue: o.Queue, Low: o.Queue / 4,
 		CommitEvery: o.CommitEvery, Drain: o.Drain, SessionTimeout: o.SessionTimeout, SampleEvery: 10 * time.Millisecond, Reads: true}
 
 	first, err := backpressure.Start(ctx, cfg, o.Courier, c, o.PartnerAddr)
 	if err != nil {
-		return row, err
+		return r.row, err
 	}
 	defer first.Wait(30 * time.Second)  //nolint:errcheck // an early return's stop
 	defer first.Signal(syscall.SIGTERM) //nolint:errcheck
 	if err := first.WaitAssigned(ctx, 30*time.Second); err != nil {
-		return row, err
+		return r.row, err
 	}
 	if err := waitFor(ctx, first, time.Minute, func() bool { return first.Last().Booked >= int64(o.StopAfter) }); err != nil {
-		return row, fmt.Errorf("waiting for %d bookings: %w", o.StopAfter, err)
+		return r.row, fmt.Errorf("waiting for %d bookings: %w", o.StopAfter, err)
 	}
 	atSignal := first.Last().Booked
-	sent := time.Now()
-	if err := first.Signal(sig); err != nil {
-		return row, err
+	if err := r.signal(first, sig); err != nil {
+		return r.row, err
 	}
-	exited, err := first.Wait(30 * time.Second)
+	booked, err := r.booked(ctx)
 	if err != nil {
-		return row, err
+		return r.row, err
 	}
-	row.ExitAfter = exited.Sub(sent)
-	if st := first.Stopped(); st != nil {
-		row.Drained = st.Drained
-	}
-	// A killed courier's last calls may still be in the partner, which
-	// books what reached it: the log is read once every call is answered.
-	var log partner.Log
-	err = brewkit.WaitFor(ctx, 10*time.Second, 10*time.Millisecond, func() bool {
-		log, err = o.Partner.Log(ctx)
-		c := log.Calls
-		return err == nil && c.Total == c.Booked+c.Replayed+c.Malformed+c.Refused+c.TimedOut
-	})
+	lag, err := groupLag(ctx, adm, r.group)
 	if err != nil {
-		return row, fmt.Errorf("the partner's log: %w", err)
+		return r.row, err
 	}
-	done := map[string]bool{}
-	for _, bk := range log.Bookings {
-		done[bk.OrderID] = true
-	}
-	row.Booked = len(done)
-	lag, err := groupLag(ctx, adm, b.Group())
-	if err != nil {
-		return row, err
-	}
-	row.Committed = int64(o.Orders) - lag
-	say("the courier got %s after %d bookings and ended %s later; %d booked, %d committed; starting the next instance",
-		row.Signal, atSignal, row.ExitAfter.Round(time.Millisecond), row.Booked, row.Committed)
+	r.row.Committed = int64(o.Orders) - lag
+	r.say("the courier got %s after %d bookings and ended %s later; %d booked, %d committed; starting the next instance",
+		r.row.Signal, atSignal, r.row.ExitAfter.Round(time.Millisecond), r.row.Booked, r.row.Committed)
 
 	next, err := backpressure.Start(ctx, cfg, o.Courier, c, o.PartnerAddr)
 	if err != nil {
-		return row, err
+		return r.row, err
 	}
 	defer next.Wait(30 * time.Second)  //nolint:errcheck
 	defer next.Signal(syscall.SIGTERM) //nolint:errcheck
-	if err := next.WaitAssigned(ctx, o.SessionTimeout+30*time.Second); err != nil {
-		return row, err
+	if err := r.bookRest(ctx, next); err != nil {
+		return r.row, err
 	}
-	row.NextAssigned = next.AssignedAfter()
-	say("the next instance got its partitions %s after its start", row.NextAssigned.Round(time.Millisecond))
-	err = waitFor(ctx, next, time.Minute, func() bool {
-		l, err := groupLag(ctx, adm, b.Group())
-		return err == nil && l == 0 && next.Last().Booked+int64(row.Booked) >= int64(o.Orders)
+	if err := r.tally(ctx, next, booked, b.IDs); err != nil {
+		return r.row, err
+	}
+	return r.row, nil
+}
+
+// signalRun is one runSignal: its group and the row it fills.
+type signalRun struct {
+	o     Options
+	adm   *kadm.Client
+	group string
+	row   Row
+}
+
+// signal sends sig to the courier process p and waits for it to end: how
+// long that took, and what a graceful stop booked after the signal.
+func (r *signalRun) signal(p *backpressure.Proc, sig syscall.Signal) error {
+	sent := time.Now()
+	if err := p.Signal(sig); err != nil {
+		return err
+	}
+	exited, err := p.Wait(30 * time.Second)
+	if err != nil {
+		return err
+	}
+	r.row.ExitAfter = exited.Sub(sent)
+	if st := p.Stopped(); st != nil {
+		r.row.Drained = st.Drained
+	}
+	return nil
+}
+
+// bookRest waits for the next instance p to get its partitions (after a
+// SIGKILL, once the dead member's session times out) and to book the rest,
+// the group's lag 0; then stops it with SIGTERM.
+func (r *signalRun) bookRest(ctx context.Context, p *backpressure.Proc) error {
+	if err := p.WaitAssigned(ctx, r.o.SessionTimeout+30*time.Second); err != nil {
+		return err
+	}
+	r.row.NextAssigned = p.AssignedAfter()
+	r.say("the next instance got its partitions %s after its start", r.row.NextAssigned.Round(time.Millisecond))
+	err := waitFor(ctx, p, time.Minute, func() bool {
+		l, err := groupLag(ctx, r.adm, r.group)
+		return err == nil && l == 0 && p.Last().Booked+int64(r.row.Booked) >= int64(r.o.Orders)
 	})
 	if err != nil {
-		return row, fmt.Errorf("waiting for the next instance to book the rest: %w", err)
+		return fmt.Errorf("waiting for the next instance to book the rest: %w", err)
 	}
-	if err := next.Signal(syscall.SIGTERM); err != nil {
-		return row, err
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		return err
 	}
-	if _, err := next.Wait(30 * time.Second); err != nil {
-		return row, err
-	}
-	for _, r := range next.Reads() {
-		if done[r.Order] {
-			row.Reread++
-		}
-	}
-	log, err = o.Partner.Log(ctx)
-	if err != nil {
-		return row, err
-	}
-	row.BookedTwice, row.Replays = len(log.Doubles()), log.Calls.Replayed
-	times := log.Times()
-	for _, id := range b.IDs {
-		if times[id] == 0 {
-			row.Lost++
-		}
-	}
-	return row, nil
+	_, err = p.Wait(30 * time.Second)
+	return err
 }
 
 // waitFor polls cond every 10 ms until it holds, the process ends or limit
@@ -238,6 +236,7 @@ func waitFor(ctx context.Context, p *backpressure.Proc, limit time.Duration, con
 	return nil
 }
 
+// groupLag is group's lag: the records of the batch it has not committed.
 func groupLag(ctx context.Context, adm *kadm.Client, group string) (int64, error) {
 	lags, err := adm.Lag(ctx, group)
 	if err != nil {

@@ -310,83 +310,113 @@ func perRecord(ctx context.Context, cl *kgo.Client, want int, book bookFunc) (in
 func perKey(ctx context.Context, cl *kgo.Client, want, workers int, book bookFunc) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	inbox := make([]chan *kgo.Record, workers)
-	var wg sync.WaitGroup
-	marks := newMarks()
-	for i := range inbox {
-		inbox[i] = make(chan *kgo.Record, 64)
-		wg.Go(func() {
-			for r := range inbox[i] {
-				if err := book(ctx, r); err != nil {
-					cancel(err)
-					return
-				}
-				marks.finish(r)
-			}
-		})
-	}
-	stopped := func() error {
-		for _, c := range inbox {
-			close(c)
-		}
-		wg.Wait()
-		return context.Cause(ctx)
-	}
+	w := startKeyWorkers(ctx, cancel, workers, book)
 
 	var fc brewkit.FetchCheck
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	commit := func() error {
-		offs := marks.committable()
-		if len(offs) == 0 {
-			return nil
-		}
-		var cerr error
-		cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-			if err != nil {
-				cerr = err
-				return
-			}
-			for _, t := range resp.Topics {
-				for _, p := range t.Partitions {
-					if err := kerr.ErrorForCode(p.ErrorCode); err != nil && cerr == nil {
-						cerr = fmt.Errorf("committing %s/%d: %w", t.Topic, p.Partition, err)
-					}
-				}
-			}
-		})
-		return cerr
-	}
 	for taken := 0; taken < want; {
 		pctx, pcancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		fs, err := fc.Poll(pctx, cl, 0)
 		pcancel()
 		if err != nil && ctx.Err() == nil {
-			stopped()
+			w.stop(ctx)
 			return err
 		}
 		for it := fs.RecordIter(); !it.Done(); {
 			r := it.Next()
-			marks.take(r)
-			h := fnv.New32a()
-			h.Write(r.Key)
-			select {
-			case inbox[h.Sum32()%uint32(workers)] <- r:
-			case <-ctx.Done():
-				return stopped()
+			w.marks.take(r)
+			if !w.hand(ctx, r) {
+				return w.stop(ctx)
 			}
 			taken++
 		}
 		select {
 		case <-tick.C:
-			commit() //nolint:errcheck // the final commit below reports
+			commitMarks(ctx, cl, w.marks) //nolint:errcheck // the final commit below reports
 		default:
 		}
 	}
-	if err := stopped(); err != nil {
+	if err := w.stop(ctx); err != nil {
 		return err
 	}
-	return commit()
+	return commitMarks(ctx, cl, w.marks)
+}
+
+// keyWorkers are perKey's workers, an inbox each, and the marks of what
+// they have finished.
+type keyWorkers struct {
+	inbox []chan *kgo.Record
+	wg    sync.WaitGroup
+	marks *marks
+}
+
+// startKeyWorkers starts n workers. Each books what its inbox gets, in
+// order, and marks it finished; a booking that fails cancels ctx with the
+// failure as its cause.
+func startKeyWorkers(ctx context.Context, cancel context.CancelCauseFunc, n int, book bookFunc) *keyWorkers {
+	w := &keyWorkers{inbox: make([]chan *kgo.Record, n), marks: newMarks()}
+	for i := range w.inbox {
+		w.inbox[i] = make(chan *kgo.Record, 64)
+		w.wg.Go(func() {
+			for r := range w.inbox[i] {
+				if err := book(ctx, r); err != nil {
+					cancel(err)
+					return
+				}
+				w.marks.finish(r)
+			}
+		})
+	}
+	return w
+}
+
+// hand gives r to the worker its key hashes to. It reports false when ctx
+// ended first.
+func (w *keyWorkers) hand(ctx context.Context, r *kgo.Record) bool {
+	h := fnv.New32a()
+	h.Write(r.Key)
+	select {
+	case w.inbox[h.Sum32()%uint32(len(w.inbox))] <- r:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// stop closes the inboxes and waits for the workers to book what they
+// hold; it returns why ctx was canceled, if it was.
+func (w *keyWorkers) stop(ctx context.Context) error {
+	for _, c := range w.inbox {
+		close(c)
+	}
+	w.wg.Wait()
+	return context.Cause(ctx)
+}
+
+// commitMarks commits each partition up to its lowest unfinished record
+// (marks.committable), and returns the first error of the commit or of a
+// partition in it.
+func commitMarks(ctx context.Context, cl *kgo.Client, m *marks) error {
+	offs := m.committable()
+	if len(offs) == 0 {
+		return nil
+	}
+	var cerr error
+	cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			cerr = err
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil && cerr == nil {
+					cerr = fmt.Errorf("committing %s/%d: %w", t.Topic, p.Partition, err)
+				}
+			}
+		}
+	})
+	return cerr
 }
 
 // marks keeps, per partition, the offsets handed to workers and not yet
