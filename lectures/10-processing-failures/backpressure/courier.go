@@ -35,11 +35,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/courier"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/ordered"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -81,7 +80,7 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	if c.Workers < 1 {
 		return errors.New("a courier needs at least one worker")
 	}
-	r := &run{c: c, marks: newMarks(), q: newFIFO(), assigned: map[string][]int32{}, tell: c.teller()}
+	r := &run{c: c, marks: ordered.New(), q: newFIFO(), assigned: map[string][]int32{}, tell: c.teller()}
 	cl, err := brewkit.NewClient(cfg, r.opts()...)
 	if err != nil {
 		return err
@@ -127,7 +126,7 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), cfg.Bound())
 	defer cancel()
-	cerr := commitMarks(cctx, cl, r.marks, nil)
+	cerr := ordered.Commit(cctx, cl, r.marks, nil)
 	cl.Close()
 	closed = true
 	stopSampling()
@@ -145,7 +144,7 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 type run struct {
 	c     *Courier
 	cl    *kgo.Client
-	marks *marks // per partition, what is taken and what is booked
+	marks *ordered.Marks // per partition, what is taken and what is booked
 	q     *fifo  // the local queue between the loop and the workers
 	tell  func(Report)
 
@@ -213,12 +212,12 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		recs := fs.Records()
 		for _, rec := range recs {
-			r.marks.take(rec)
+			r.marks.Take(rec)
 			r.read(rec)
 		}
 		r.q.push(recs)
 		if time.Since(lastCommit) >= r.c.CommitEvery {
-			if err := commitMarks(ctx, r.cl, r.marks, nil); err != nil && ctx.Err() == nil {
+			if err := ordered.Commit(ctx, r.cl, r.marks, nil); err != nil && ctx.Err() == nil {
 				return err
 			}
 			lastCommit = time.Now()
@@ -257,7 +256,7 @@ func (r *run) work(ctx context.Context, booker courier.Booker) {
 			r.abandoned.Add(1)
 			return
 		}
-		r.marks.finish(rec)
+		r.marks.Finish(rec)
 		r.booked.Add(1)
 		if r.stopping.Load() {
 			r.bookedAfterStop.Add(1)
@@ -288,8 +287,8 @@ func (r *run) handBack(ctx context.Context, cl *kgo.Client, lost map[string][]in
 			r.revoked.Add(int64(len(ps)))
 		}
 	}
-	commitMarks(ctx, cl, r.marks, lost) //nolint:errcheck // the new owner re-reads what did not commit; the key keeps it one booking
-	r.marks.forget(lost)
+	ordered.Commit(ctx, cl, r.marks, lost) //nolint:errcheck // the new owner re-reads what did not commit; the key keeps it one booking
+	r.marks.Forget(lost)
 	r.assignMu.Lock()
 	defer r.assignMu.Unlock()
 	for t, ps := range lost {
@@ -315,33 +314,4 @@ func book(ctx context.Context, b courier.Booker, r *kgo.Record) bool {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// commitMarks commits, for each partition (of only, when not nil), the
-// offset of its lowest unbooked record.
-func commitMarks(ctx context.Context, cl *kgo.Client, m *marks, only map[string][]int32) error {
-	offs := m.committable(only)
-	if len(offs) == 0 {
-		return nil
-	}
-	var cerr error
-	defer func() {
-		if cerr != nil {
-			m.unsend(offs) // the next commit sends them again
-		}
-	}()
-	cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-		if err != nil {
-			cerr = err
-			return
-		}
-		for _, t := range resp.Topics {
-			for _, p := range t.Partitions {
-				if err := kerr.ErrorForCode(p.ErrorCode); err != nil && cerr == nil {
-					cerr = fmt.Errorf("committing %s/%d: %w", t.Topic, p.Partition, err)
-				}
-			}
-		}
-	})
-	return cerr
 }

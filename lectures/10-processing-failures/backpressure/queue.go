@@ -3,7 +3,6 @@ package backpressure
 import (
 	"context"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,105 +80,6 @@ func (q *fifo) waitPop(ctx context.Context, d time.Duration) {
 	case <-q.popped:
 	case <-t.C:
 	case <-ctx.Done():
-	}
-}
-
-// marks keeps, per partition, the offsets taken into the queue and not yet
-// booked, for the ordered commit: a partition is committed up to its lowest
-// unbooked record, whatever order the workers finish in.
-type marks struct {
-	mu    sync.Mutex
-	parts map[string]map[int32]*part
-}
-
-type part struct {
-	open []int64 // taken, in offset order
-	done map[int64]bool
-	next kgo.EpochOffset // after the last record taken
-	sent int64           // the offset last returned by committable
-}
-
-func newMarks() *marks { return &marks{parts: map[string]map[int32]*part{}} }
-
-func (m *marks) take(r *kgo.Record) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ps := m.parts[r.Topic]
-	if ps == nil {
-		ps = map[int32]*part{}
-		m.parts[r.Topic] = ps
-	}
-	p := ps[r.Partition]
-	if p == nil {
-		p = &part{done: map[int64]bool{}, sent: -1}
-		ps[r.Partition] = p
-	}
-	p.open = append(p.open, r.Offset)
-	p.next = kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
-}
-
-func (m *marks) finish(r *kgo.Record) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p := m.parts[r.Topic][r.Partition]; p != nil {
-		p.done[r.Offset] = true
-	}
-}
-
-// committable returns the offset to commit of each partition (of only, when
-// not nil) that moved since the last call: its lowest unbooked offset, or
-// the offset after the last record taken when all are booked.
-func (m *marks) committable(only map[string][]int32) map[string]map[int32]kgo.EpochOffset {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]map[int32]kgo.EpochOffset{}
-	for t, ps := range m.parts {
-		for n, p := range ps {
-			if only != nil && !slices.Contains(only[t], n) {
-				continue
-			}
-			i := 0
-			for i < len(p.open) && p.done[p.open[i]] {
-				delete(p.done, p.open[i])
-				i++
-			}
-			p.open = append([]int64(nil), p.open[i:]...)
-			at := p.next
-			if len(p.open) > 0 {
-				at = kgo.EpochOffset{Epoch: -1, Offset: p.open[0]}
-			}
-			if at.Offset == p.sent {
-				continue
-			}
-			p.sent = at.Offset
-			if out[t] == nil {
-				out[t] = map[int32]kgo.EpochOffset{}
-			}
-			out[t][n] = at
-		}
-	}
-	return out
-}
-
-func (m *marks) unsend(offs map[string]map[int32]kgo.EpochOffset) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for t, ps := range offs {
-		for n := range ps {
-			if p := m.parts[t][n]; p != nil {
-				p.sent = -1
-			}
-		}
-	}
-}
-
-func (m *marks) forget(lost map[string][]int32) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for t, ps := range lost {
-		for _, p := range ps {
-			delete(m.parts[t], p)
-		}
 	}
 }
 

@@ -21,17 +21,15 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/courier"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/ordered"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -325,7 +323,7 @@ func perKey(ctx context.Context, cl *kgo.Client, want, workers int, book bookFun
 		}
 		for it := fs.RecordIter(); !it.Done(); {
 			r := it.Next()
-			w.marks.take(r)
+			w.marks.Take(r)
 			if !w.hand(ctx, r) {
 				return w.stop(ctx)
 			}
@@ -333,14 +331,14 @@ func perKey(ctx context.Context, cl *kgo.Client, want, workers int, book bookFun
 		}
 		select {
 		case <-tick.C:
-			commitMarks(ctx, cl, w.marks) //nolint:errcheck // the final commit below reports
+			ordered.Commit(ctx, cl, w.marks, nil) //nolint:errcheck // the final commit below reports
 		default:
 		}
 	}
 	if err := w.stop(ctx); err != nil {
 		return err
 	}
-	return commitMarks(ctx, cl, w.marks)
+	return ordered.Commit(ctx, cl, w.marks, nil)
 }
 
 // keyWorkers are perKey's workers, an inbox each, and the marks of what
@@ -348,14 +346,14 @@ func perKey(ctx context.Context, cl *kgo.Client, want, workers int, book bookFun
 type keyWorkers struct {
 	inbox []chan *kgo.Record
 	wg    sync.WaitGroup
-	marks *marks
+	marks *ordered.Marks
 }
 
 // startKeyWorkers starts n workers. Each books what its inbox gets, in
 // order, and marks it finished; a booking that fails cancels ctx with the
 // failure as its cause.
 func startKeyWorkers(ctx context.Context, cancel context.CancelCauseFunc, n int, book bookFunc) *keyWorkers {
-	w := &keyWorkers{inbox: make([]chan *kgo.Record, n), marks: newMarks()}
+	w := &keyWorkers{inbox: make([]chan *kgo.Record, n), marks: ordered.New()}
 	for i := range w.inbox {
 		w.inbox[i] = make(chan *kgo.Record, 64)
 		w.wg.Go(func() {
@@ -364,7 +362,7 @@ func startKeyWorkers(ctx context.Context, cancel context.CancelCauseFunc, n int,
 					cancel(err)
 					return
 				}
-				w.marks.finish(r)
+				w.marks.Finish(r)
 			}
 		})
 	}
@@ -392,94 +390,6 @@ func (w *keyWorkers) stop(ctx context.Context) error {
 	}
 	w.wg.Wait()
 	return context.Cause(ctx)
-}
-
-// commitMarks commits each partition up to its lowest unfinished record
-// (marks.committable), and returns the first error of the commit or of a
-// partition in it.
-func commitMarks(ctx context.Context, cl *kgo.Client, m *marks) error {
-	offs := m.committable()
-	if len(offs) == 0 {
-		return nil
-	}
-	var cerr error
-	cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-		if err != nil {
-			cerr = err
-			return
-		}
-		for _, t := range resp.Topics {
-			for _, p := range t.Partitions {
-				if err := kerr.ErrorForCode(p.ErrorCode); err != nil && cerr == nil {
-					cerr = fmt.Errorf("committing %s/%d: %w", t.Topic, p.Partition, err)
-				}
-			}
-		}
-	})
-	return cerr
-}
-
-// marks keeps, per partition, the offsets handed to workers and not yet
-// finished.
-type marks struct {
-	mu   sync.Mutex
-	open map[string]map[int32][]int64 // in offset order
-	done map[string]map[int32]map[int64]bool
-	next map[string]map[int32]kgo.EpochOffset // the last offset taken + 1
-}
-
-func newMarks() *marks {
-	return &marks{open: map[string]map[int32][]int64{}, done: map[string]map[int32]map[int64]bool{}, next: map[string]map[int32]kgo.EpochOffset{}}
-}
-
-func (m *marks) take(r *kgo.Record) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.open[r.Topic] == nil {
-		m.open[r.Topic], m.done[r.Topic], m.next[r.Topic] = map[int32][]int64{}, map[int32]map[int64]bool{}, map[int32]kgo.EpochOffset{}
-	}
-	m.open[r.Topic][r.Partition] = append(m.open[r.Topic][r.Partition], r.Offset)
-	m.next[r.Topic][r.Partition] = kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
-}
-
-func (m *marks) finish(r *kgo.Record) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d := m.done[r.Topic][r.Partition]
-	if d == nil {
-		d = map[int64]bool{}
-		m.done[r.Topic][r.Partition] = d
-	}
-	d[r.Offset] = true
-}
-
-// committable returns, for each partition, its lowest unfinished offset (the
-// offset to commit: every record below it is booked), or the offset after
-// the last record taken when all are finished.
-func (m *marks) committable() map[string]map[int32]kgo.EpochOffset {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]map[int32]kgo.EpochOffset{}
-	for t, ps := range m.open {
-		for p, offs := range ps {
-			d := m.done[t][p]
-			i := 0
-			for i < len(offs) && d[offs[i]] {
-				delete(d, offs[i])
-				i++
-			}
-			m.open[t][p] = slices.Clip(offs[i:])
-			at := m.next[t][p]
-			if i < len(offs) {
-				at = kgo.EpochOffset{Epoch: -1, Offset: offs[i]}
-			}
-			if out[t] == nil {
-				out[t] = map[int32]kgo.EpochOffset{}
-			}
-			out[t][p] = at
-		}
-	}
-	return out
 }
 
 // Print writes the table as the README shows it.
