@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -55,10 +57,10 @@ func Describe(ctx context.Context, cl *kgo.Client) (Status, error) {
 		return Status{}, fmt.Errorf("BrokerMetadata: %w", err)
 	}
 	st := Status{ClusterID: md.Cluster, ControllerProxy: md.Controller, RaftLeader: -1}
-	q, err := brewkit.DescribeQuorum(ctx, cl)
+	leader, epoch, voters, err := describeQuorum(ctx, cl)
 	switch {
 	case err == nil:
-		st.RaftLeader, st.LeaderEpoch, st.Voters = q.LeaderID, q.LeaderEpoch, q.VoterIDs()
+		st.RaftLeader, st.LeaderEpoch, st.Voters = leader, epoch, voters
 	case ctx.Err() != nil:
 		return Status{}, err // no answer in time: the quorum may have no majority
 	default:
@@ -78,6 +80,40 @@ func Describe(ctx context.Context, cl *kgo.Client) (Status, error) {
 	}
 	slices.SortFunc(st.Brokers, func(a, b Broker) int { return int(a.ID - b.ID) })
 	return st, nil
+}
+
+// describeQuorum asks for the Raft quorum of the metadata log,
+// __cluster_metadata's partition 0: its leader (the active controller, -1
+// while there is none), the leader's epoch and the voters. kadm has no
+// wrapper for DescribeQuorum, so the kmsg request is built by hand; kgo
+// sends it to a broker, which forwards it to the active controller.
+func describeQuorum(ctx context.Context, cl *kgo.Client) (leader, epoch int32, voters []int32, err error) {
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	topic := kmsg.NewDescribeQuorumRequestTopic()
+	topic.Topic = "__cluster_metadata"
+	part := kmsg.NewDescribeQuorumRequestTopicPartition()
+	part.Partition = 0
+	topic.Partitions = append(topic.Partitions, part)
+	req.Topics = append(req.Topics, topic)
+
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return -1, 0, nil, fmt.Errorf("DescribeQuorum: %w", err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return -1, 0, nil, fmt.Errorf("DescribeQuorum: %w", err)
+	}
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+		return -1, 0, nil, fmt.Errorf("DescribeQuorum: unexpected answer with %d topics", len(resp.Topics))
+	}
+	p := resp.Topics[0].Partitions[0]
+	if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+		return -1, 0, nil, fmt.Errorf("DescribeQuorum __cluster_metadata-0: %w", err)
+	}
+	for _, v := range p.CurrentVoters {
+		voters = append(voters, v.ReplicaID)
+	}
+	return p.LeaderID, p.LeaderEpoch, voters, nil
 }
 
 // Role is a node's part in the cluster.
