@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/brew-course/kafka/lectures/15-operations/witness"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
-	"github.com/brew-course/kafka/pkg/brewkit/witness"
 
 	"github.com/brew-course/kafka/lectures/15-operations/lab"
 )

@@ -26,10 +26,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/brew-course/kafka/lectures/15-operations/witness"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 	"github.com/brew-course/kafka/pkg/brewkit/grade"
-	"github.com/brew-course/kafka/pkg/brewkit/witness"
 
 	"github.com/brew-course/kafka/lectures/15-operations/scaleout"
 )
@@ -252,7 +252,7 @@ func fill(ctx context.Context, t *testing.T, env *brewtest.Env, topic string) {
 	}
 }
 
-// Witness is a witness (pkg/brewkit/witness) writing orders to the topic
+// Witness is a witness (package witness of this lecture) writing orders to the topic
 // while it moves and reading them back.
 type Witness struct {
 	w       *witness.Witness

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brew-course/kafka/lectures/15-operations/witness"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
-	"github.com/brew-course/kafka/pkg/brewkit/witness"
 )
 
 // On a healthy cluster the witness reads back every order it wrote, once.
