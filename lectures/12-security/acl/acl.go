@@ -12,9 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -150,57 +148,6 @@ type Options struct {
 // Defaults are the lecture's run.
 var Defaults = Options{Timeout: 15 * time.Second, Topics: brewkit.Catalog}
 
-// Row is one action one user took, and what the cluster answered.
-type Row struct {
-	Who, Action, Resource string
-	Want                  string // OK, or the error name least privilege makes Kafka answer
-	Got                   string // OK, or the error name Kafka answered
-	Err                   error  // the error itself (nil for OK)
-}
-
-// Report is a run.
-type Report struct {
-	Users        []string // the users, in the order of the table
-	UsersCreated []string // created by this run
-	UsersReset   []string // existed with another password: the lecture's set again
-	Mechanism    string   // the users' SASL mechanism
-	TLS          bool     // whether they logged in over TLS
-	ACLs         int      // ACLs of Plan in place
-	ACLsCreated  int      // of them, created by this run
-	Rows         []Row
-}
-
-// Mismatches are the rows whose answer is not what least privilege means.
-func (r Report) Mismatches() []Row {
-	var out []Row
-	for _, row := range r.Rows {
-		if row.Got != row.Want {
-			out = append(out, row)
-		}
-	}
-	return out
-}
-
-// ErrorName is how a row shows err: OK for none, else Kafka's error name
-// (TOPIC_AUTHORIZATION_FAILED), else the error's text.
-func ErrorName(err error) string {
-	if err == nil {
-		return "OK"
-	}
-	var ke *kerr.Error
-	if errors.As(err, &ke) {
-		return ke.Message
-	}
-	return err.Error()
-}
-
-func name(err error) string {
-	if err == nil {
-		return "OK"
-	}
-	return ErrorName(err)
-}
-
 // Run has the operator make sure of the topics, the users and Plan's ACLs,
 // then runs every check as its user: each grant and each denial, and the
 // writer's transaction without and with the ACLs on its transactional id.
@@ -252,54 +199,72 @@ func Run(ctx context.Context, c secure.Cluster, n Names, o Options) (Report, err
 		return rep, err
 	}
 
-	partner, analytics, writer := logins[n.Partner], logins[n.Analytics], logins[n.Writer]
-	pp, ap, wp := secure.Principal(n.Partner), secure.Principal(n.Analytics), secure.Principal(n.Writer)
-	check := func(who, action, resource string, want error, do func(ctx context.Context) error) {
-		cctx, cancel := context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-		err := do(cctx)
-		if ctx.Err() != nil {
-			return
-		}
-		rep.Rows = append(rep.Rows, Row{Who: who, Action: action, Resource: resource, Want: name(want), Got: name(err), Err: err})
-	}
-	t := func(name string) string { return "topic " + name }
-	g := func(name string) string { return "group " + name }
-
-	check(pp, "consume in group "+n.PartnerGroup, t(n.Shipments), nil,
-		func(ctx context.Context) error { return Consume(ctx, partner, n.PartnerGroup, n.Shipments, shipment) })
-	check(pp, "produce", t(n.Shipments), kerr.ClusterAuthorizationFailed,
-		func(ctx context.Context) error { return Produce(ctx, partner, n.Shipments, true) })
-	check(pp, "produce, idempotence off", t(n.Shipments), kerr.TopicAuthorizationFailed,
-		func(ctx context.Context) error { return Produce(ctx, partner, n.Shipments, false) })
-	check(pp, "consume in group "+n.PartnerGroup, t(n.Orders), kerr.TopicAuthorizationFailed,
-		func(ctx context.Context) error { return Consume(ctx, partner, n.PartnerGroup, n.Orders, nil) })
-	check(pp, "consume in group "+n.OtherGroup, g(n.OtherGroup), kerr.GroupAuthorizationFailed,
-		func(ctx context.Context) error { return Consume(ctx, partner, n.OtherGroup, n.Shipments, nil) })
-
-	check(ap, "consume in group "+n.OrdersGroup, t(n.Orders), nil,
-		func(ctx context.Context) error { return Consume(ctx, analytics, n.OrdersGroup, n.Orders, order) })
-	check(ap, "consume in group "+n.PaymentsGroup, t(n.Payments), nil,
-		func(ctx context.Context) error { return Consume(ctx, analytics, n.PaymentsGroup, n.Payments, payment) })
-	check(ap, "produce, idempotence off", t(n.Orders), kerr.TopicAuthorizationFailed,
-		func(ctx context.Context) error { return Produce(ctx, analytics, n.Orders, false) })
-	for _, a := range AdminCalls(n) {
-		check(ap, a.Action, a.Resource, a.Want, func(ctx context.Context) error { return a.Call(ctx, analytics) })
-	}
-
-	// Lecture 07's producer: without ACLs on its transactional id, then with.
-	if _, err := Delete(ctx, op, n.TxnGrant()); err != nil {
+	ch := &checks{n: n, logins: logins, timeout: o.Timeout, rep: &rep}
+	ch.partner(ctx, shipment)
+	ch.analytics(ctx, order, payment)
+	if err := ch.writer(ctx, op); err != nil {
 		return rep, err
+	}
+	return rep, ctx.Err()
+}
+
+// checks are what one Run's checks share: the names, each user's login,
+// the bound of one check, and the report each answer goes to.
+type checks struct {
+	n       Names
+	logins  map[string]brewkit.Config
+	timeout time.Duration
+	rep     *Report
+}
+
+// partner is the courier partner's checks: it reads its topic in its own
+// group, and neither writes nor reads another topic nor uses another group.
+func (ch *checks) partner(ctx context.Context, shipment *kgo.Record) {
+	n, login, pp := ch.n, ch.logins[ch.n.Partner], secure.Principal(ch.n.Partner)
+	ch.check(ctx, pp, "consume in group "+n.PartnerGroup, topicRes(n.Shipments), nil,
+		func(ctx context.Context) error { return Consume(ctx, login, n.PartnerGroup, n.Shipments, shipment) })
+	ch.check(ctx, pp, "produce", topicRes(n.Shipments), kerr.ClusterAuthorizationFailed,
+		func(ctx context.Context) error { return Produce(ctx, login, n.Shipments, true) })
+	ch.check(ctx, pp, "produce, idempotence off", topicRes(n.Shipments), kerr.TopicAuthorizationFailed,
+		func(ctx context.Context) error { return Produce(ctx, login, n.Shipments, false) })
+	ch.check(ctx, pp, "consume in group "+n.PartnerGroup, topicRes(n.Orders), kerr.TopicAuthorizationFailed,
+		func(ctx context.Context) error { return Consume(ctx, login, n.PartnerGroup, n.Orders, nil) })
+	ch.check(ctx, pp, "consume in group "+n.OtherGroup, groupRes(n.OtherGroup), kerr.GroupAuthorizationFailed,
+		func(ctx context.Context) error { return Consume(ctx, login, n.OtherGroup, n.Shipments, nil) })
+}
+
+// analytics is the analytics contractor's checks: it reads the orders and
+// the payments in groups of its prefix, and writes nothing and makes none
+// of the admin requests of AdminCalls.
+func (ch *checks) analytics(ctx context.Context, order, payment *kgo.Record) {
+	n, login, ap := ch.n, ch.logins[ch.n.Analytics], secure.Principal(ch.n.Analytics)
+	ch.check(ctx, ap, "consume in group "+n.OrdersGroup, topicRes(n.Orders), nil,
+		func(ctx context.Context) error { return Consume(ctx, login, n.OrdersGroup, n.Orders, order) })
+	ch.check(ctx, ap, "consume in group "+n.PaymentsGroup, topicRes(n.Payments), nil,
+		func(ctx context.Context) error { return Consume(ctx, login, n.PaymentsGroup, n.Payments, payment) })
+	ch.check(ctx, ap, "produce, idempotence off", topicRes(n.Orders), kerr.TopicAuthorizationFailed,
+		func(ctx context.Context) error { return Produce(ctx, login, n.Orders, false) })
+	for _, a := range AdminCalls(n) {
+		ch.check(ctx, ap, a.Action, a.Resource, a.Want, func(ctx context.Context) error { return a.Call(ctx, login) })
+	}
+}
+
+// writer is lecture 07's producer: without ACLs on its transactional id,
+// then with. The operator op deletes and creates them.
+func (ch *checks) writer(ctx context.Context, op *kgo.Client) error {
+	n, login, wp := ch.n, ch.logins[ch.n.Writer], secure.Principal(ch.n.Writer)
+	if _, err := Delete(ctx, op, n.TxnGrant()); err != nil {
+		return err
 	}
 	tr := "transactional id " + n.TxnID
-	check(wp, "transaction, no ACL on its id", tr, kerr.TransactionalIDAuthorizationFailed,
-		func(ctx context.Context) error { return Transaction(ctx, writer, n) })
+	ch.check(ctx, wp, "transaction, no ACL on its id", tr, kerr.TransactionalIDAuthorizationFailed,
+		func(ctx context.Context) error { return Transaction(ctx, login, n) })
 	if _, err := Ensure(ctx, op, n.TxnGrant()); err != nil {
-		return rep, err
+		return err
 	}
-	check(wp, "transaction, WRITE+DESCRIBE on its id", tr, nil,
-		func(ctx context.Context) error { return Transaction(ctx, writer, n) })
-	return rep, ctx.Err()
+	ch.check(ctx, wp, "transaction, WRITE+DESCRIBE on its id", tr, nil,
+		func(ctx context.Context) error { return Transaction(ctx, login, n) })
+	return nil
 }
 
 func passwords(n Names) map[string]string {
@@ -608,31 +573,4 @@ func WaitLogin(ctx context.Context, cfg brewkit.Config) error {
 		return last
 	}
 	return err
-}
-
-// PrintReport writes the report as the README shows it.
-func PrintReport(w io.Writer, rep Report) {
-	users := make([]string, len(rep.Users))
-	for i, u := range rep.Users {
-		users[i] = secure.Principal(u)
-	}
-	fmt.Fprintf(w, "operator (super user, plaintext listeners): users %s in place (created %d)\n", strings.Join(users, ", "), len(rep.UsersCreated))
-	for _, u := range rep.UsersReset {
-		fmt.Fprintf(w, "operator: %s refused the lecture's password (changed by another program?): set it again\n", secure.Principal(u))
-	}
-	fmt.Fprintf(w, "operator: %d ACLs of least privilege in place (created %d), on every node\n", rep.ACLs, rep.ACLsCreated)
-	over := "SASL_PLAINTEXT"
-	if rep.TLS {
-		over = "SASL_SSL"
-	}
-	fmt.Fprintf(w, "each user logs in with %s over %s and tries:\n\n", rep.Mechanism, over)
-	t := brewkit.NewTable(w, "WHO", "ACTION", "RESOURCE", "RESULT")
-	for _, r := range rep.Rows {
-		got := r.Got
-		if got != r.Want {
-			got += " (least privilege: " + r.Want + ")"
-		}
-		t.Row(r.Who, r.Action, r.Resource, got)
-	}
-	t.Flush()
 }

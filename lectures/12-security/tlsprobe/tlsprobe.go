@@ -282,7 +282,36 @@ func run(parent context.Context, s Stand, o Options, sp spec) (c Case) {
 		defer func() { c.Relayed = rl.Close() }()
 		addr = rl.Addr()
 	}
+	tc := clientConfig(s, o, sp, &c)
 
+	// The handshake, as the client sees it.
+	c.Step = Handshake
+	conn, err := handshake(ctx, addr, tc, &c)
+	if err != nil {
+		c.Err = deadline(ctx, err)
+		return c
+	}
+
+	// The first request on the connection: the server's alert, if it
+	// refused the client's certificate, is what the client reads.
+	c.Step = FirstReply
+	err = apiVersions(ctx, conn)
+	conn.Close()
+	if err != nil {
+		c.Err = deadline(ctx, err)
+		return c
+	}
+
+	// A kgo client as a program has it: a login, if any, then a request
+	// as the connection's principal.
+	c.Step, c.Err = askMetadata(ctx, s, o, addr, tc, sp.sasl)
+	return c
+}
+
+// clientConfig is the case's client TLS config. When the server asks for
+// a client certificate, c notes the CAs it named and whether the case's
+// certificate was sent.
+func clientConfig(s Stand, o Options, sp spec, c *Case) *tls.Config {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12}
 	sp.config(s, o, tc)
 	if sp.cert != nil {
@@ -299,9 +328,13 @@ func run(parent context.Context, s Stand, o Options, sp spec) (c Case) {
 			return present, nil
 		}
 	}
+	return tc
+}
 
-	// The handshake, as the client sees it.
-	c.Step = Handshake
+// handshake dials addr and makes the TLS handshake, as the client sees it,
+// noting in c the connection's local address, the TLS version negotiated
+// and the certificate the server showed.
+func handshake(ctx context.Context, addr string, tc *tls.Config, c *Case) (*tls.Conn, error) {
 	hc := tc.Clone()
 	if hc.ServerName == "" {
 		hc.ServerName, _, _ = net.SplitHostPort(addr) // as kgo does
@@ -309,51 +342,41 @@ func run(parent context.Context, s Stand, o Options, sp spec) (c Case) {
 	var nd net.Dialer
 	raw, err := nd.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		c.Err = deadline(ctx, err)
-		return c
+		return nil, err
 	}
 	c.Local = raw.LocalAddr().String()
 	conn := tls.Client(raw, hc)
 	if err := conn.HandshakeContext(ctx); err != nil {
 		raw.Close()
-		c.Err = deadline(ctx, err)
-		return c
+		return nil, err
 	}
 	st := conn.ConnectionState()
 	c.Version = st.Version
 	if len(st.PeerCertificates) > 0 {
 		c.Peer = st.PeerCertificates[0].Subject.String()
 	}
+	return conn, nil
+}
 
-	// The first request on the connection: the server's alert, if it
-	// refused the client's certificate, is what the client reads.
-	c.Step = FirstReply
-	err = apiVersions(ctx, conn)
-	conn.Close()
-	if err != nil {
-		c.Err = deadline(ctx, err)
-		return c
-	}
-
-	// A kgo client as a program has it: a login, if any, then a request
-	// as the connection's principal.
+// askMetadata connects to addr with a kgo client, which logs in first when
+// sasl, and asks for the metadata of o.Topic as the connection's principal.
+// It returns the step it ended at: Login while the login fails, then
+// Request.
+func askMetadata(ctx context.Context, s Stand, o Options, addr string, tc *tls.Config, sasl bool) (Step, error) {
 	cfg := brewkit.Config{Brokers: []string{addr}, TLS: true, TLSConfig: tc, Timeout: o.Timeout}
-	c.Step = Request
-	if sp.sasl {
+	step := Request
+	if sasl {
 		cfg.SASL, cfg.User, cfg.Pass = s.Mechanism, s.User, s.Password
-		c.Step = Login
+		step = Login
 	}
 	cl, err := brewkit.NewClient(cfg)
 	if err != nil {
-		c.Err = err
-		return c
+		return step, err
 	}
 	defer cl.Close()
 	if err := cl.Ping(ctx); err != nil {
-		c.Err = deadline(ctx, err)
-		return c
+		return step, deadline(ctx, err)
 	}
-	c.Step = Request
 	md, err := kadm.NewClient(cl).Metadata(ctx, o.Topic)
 	if err == nil {
 		if td, ok := md.Topics[o.Topic]; !ok {
@@ -362,8 +385,7 @@ func run(parent context.Context, s Stand, o Options, sp spec) (c Case) {
 			err = td.Err
 		}
 	}
-	c.Err = deadline(ctx, err)
-	return c
+	return Request, deadline(ctx, err)
 }
 
 // deadline names the case's bound when it ran out.

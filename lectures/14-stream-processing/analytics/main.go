@@ -16,7 +16,16 @@ import (
 // stdout, one line per restore and a summary; stderr is for the one line
 // that says why it failed.
 func Main(name string, args []string) {
-	c := Defaults
+	c, asJSON := parseFlags(name, args)
+	brewkit.Main(name, func(ctx context.Context, cfg brewkit.Config) error {
+		return serve(ctx, cfg, c, asJSON)
+	})
+}
+
+// parseFlags is the service's Config from its command line; a bad flag
+// exits with the usage error.
+func parseFlags(name string, args []string) (c Config, asJSON bool) {
+	c = Defaults
 	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	fs.StringVar(&c.In, "in", c.In, "the orders' topic")
 	fs.StringVar(&c.Changelog, "changelog", c.Changelog, "the windows' changelog topic (created: compacted, as many partitions as -in)")
@@ -30,7 +39,7 @@ func Main(name string, args []string) {
 	fs.BoolVar(&c.Warm, "warm", false, "a standby: restore every changelog partition before joining the group")
 	fs.IntVar(&c.CrashAfter, "crash-after", 0, "kill itself (SIGKILL) in the batch that reaches this many orders")
 	stage := fs.String("crash-at", "", "where in that batch: counting, written or committed")
-	asJSON := fs.Bool("json", false, "print the run's stats as JSON")
+	fs.BoolVar(&asJSON, "json", false, "print the run's stats as JSON")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: %s [flags]
 
@@ -63,39 +72,43 @@ restored from the changelog when the instance gets it.
 	}
 	fc.ExitOnUsageError(name)
 	c.EOS = !*noEOS
+	return c, asJSON
+}
 
+// serve is Main's run: the topics made sure of, a local store (a temporary
+// one without -dir), Run until ctx ends or -idle, and its stats: the
+// summary line, or with -json the stats as JSON.
+func serve(ctx context.Context, cfg brewkit.Config, c Config, asJSON bool) error {
 	var progress io.Writer = os.Stdout
-	if *asJSON {
+	if asJSON {
 		progress = io.Discard
 	}
-	brewkit.Main(name, func(ctx context.Context, cfg brewkit.Config) error {
-		cl, adm, err := brewkit.Connect(ctx, cfg)
+	cl, adm, err := brewkit.Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	err = Topics(ctx, adm, c)
+	cl.Close()
+	if err != nil {
+		return err
+	}
+	if c.Dir == "" {
+		tmp, err := os.MkdirTemp("", "brew-analytics-")
 		if err != nil {
 			return err
 		}
-		err = Topics(ctx, adm, c)
-		cl.Close()
-		if err != nil {
-			return err
-		}
-		if c.Dir == "" {
-			tmp, err := os.MkdirTemp("", "brew-analytics-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			c.Dir = tmp
-		}
-		st, err := Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(os.Stdout).Encode(st)
-		}
-		fmt.Fprintln(progress, st.Summary())
-		return nil
-	})
+		defer os.RemoveAll(tmp)
+		c.Dir = tmp
+	}
+	st, err := Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(st)
+	}
+	fmt.Fprintln(progress, st.Summary())
+	return nil
 }
 
 // Summary is the line a run ends with.

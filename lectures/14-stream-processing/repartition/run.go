@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
@@ -74,48 +75,25 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (r Result, err erro
 	defer adm.Close()
 	r.OrdersPartitions, r.PaymentsPartitions = OrdersPartitions, PaymentsPartitions
 	r.RepartitionPartitions, r.JoinedPartitions = OrdersPartitions, OrdersPartitions
-	for _, t := range []struct {
-		name       *string
-		what       string
-		partitions int32
-	}{
-		{&r.Topics.Orders, "orders.", r.OrdersPartitions},
-		{&r.Topics.Payments, "payments.", r.PaymentsPartitions},
-		{&r.Topics.Repartition, "payments-by-shop-repartition.", r.RepartitionPartitions},
-		{&r.Topics.Joined, "paid-orders.", r.JoinedPartitions},
-	} {
-		name, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: o.Prefix + t.what, Partitions: t.partitions})
-		if err != nil {
-			return r, err
-		}
-		*t.name = name
-		if !o.Keep {
-			defer func() {
-				if derr := drop(ctx); err == nil {
-					err = derr
-				}
-			}()
-		}
+	made, err := r.freshTopics(ctx, adm, o.Prefix)
+	if !o.Keep {
+		defer func() {
+			if derr := made.drop(ctx); err == nil {
+				err = derr
+			}
+		}()
+	}
+	if err != nil {
+		return r, err
 	}
 	if o.Keep {
 		say(fmt.Sprintf("topics kept: %s %s %s %s", r.Topics.Orders, r.Topics.Payments, r.Topics.Repartition, r.Topics.Joined))
 	}
 
-	plan := till.Defaults
-	plan.Orders, plan.Seed = o.Orders, o.Seed
 	start := time.Now()
-	w, err := till.Write(ctx, cfg, r.Topics.Orders, r.OrdersPartitions, plan)
-	if err != nil {
+	if err := r.write(ctx, cfg, o.Orders, o.Seed); err != nil {
 		return r, err
 	}
-	r.Orders = w.Orders
-	pays := Payments
-	pays.Seed = o.Seed
-	drawn := pays.Draw(plan.Draw(r.OrdersPartitions))
-	if err := WritePayments(ctx, cfg, r.Topics.Payments, drawn); err != nil {
-		return r, err
-	}
-	r.Payments, r.Meant = len(drawn.Payments), drawn.Meant
 	say(fmt.Sprintf("wrote %d orders keyed by shop to %s and %d payments keyed by payment id to %s (%s)",
 		r.Orders, r.Topics.Orders, r.Payments, r.Topics.Payments, since(start)))
 
@@ -141,47 +119,68 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options) (r Result, err erro
 	}
 	r.Recount = b.Counts
 	say(fmt.Sprintf("recounted the join as a batch from %s and %s (%s)", r.Topics.Orders, r.Topics.Payments, since(start)))
-	r.Differ = Compare(r.Join.Counts, r.Joined, b)
-	if r.Meant != b.Counts {
-		r.Differ = append(r.Differ, fmt.Sprintf("the payments were drawn as %s; the recount found %s", r.Meant, b.Counts))
-	}
-	if r.Rekeyed != r.Payments {
-		r.Differ = append(r.Differ, fmt.Sprintf("%d payments written, %d re-keyed", r.Payments, r.Rekeyed))
-	}
+	r.Differ = r.differ(b)
 	return r, nil
 }
 
-// Compare says how a streaming join's counts and output differ from the
-// batch recount's; nothing when they are equal.
-func Compare(c Counts, out []Joined, b Batch) []string {
-	var d []string
-	if c != b.Counts {
-		d = append(d, fmt.Sprintf("the streaming join counted %s; the recount %s", c, b.Counts))
-	}
-	if len(out) != c.Matched {
-		d = append(d, fmt.Sprintf("the streaming join matched %d payments but its output holds %d records", c.Matched, len(out)))
-	}
-	got := map[string]Joined{}
-	for _, j := range out {
-		if _, dup := got[j.OrderID]; dup {
-			d = append(d, "order "+j.OrderID+" is in the output twice")
+// drops delete the topics a run made.
+type drops []func(context.Context) error
+
+// drop deletes the topics, the last made first, and returns the first
+// error.
+func (ds drops) drop(ctx context.Context) error {
+	var first error
+	for _, d := range slices.Backward(ds) {
+		if err := d(ctx); first == nil {
+			first = err
 		}
-		got[j.OrderID] = j
 	}
-	for _, want := range b.Joined {
-		g, ok := got[want.OrderID]
-		switch {
-		case !ok:
-			d = append(d, "order "+want.OrderID+" is missing from the output")
-		case !g.Same(want):
-			d = append(d, fmt.Sprintf("order %s joined as %+v; the recount %+v", want.OrderID, g, want))
+	return first
+}
+
+// freshTopics makes the run's four topics, each a fresh name under prefix
+// with r's partition counts, and names them in r.Topics. The drops it
+// returns delete those it made, even when it failed part way.
+func (r *Result) freshTopics(ctx context.Context, adm *kadm.Client, prefix string) (drops, error) {
+	var made drops
+	for _, t := range []struct {
+		name       *string
+		what       string
+		partitions int32
+	}{
+		{&r.Topics.Orders, "orders.", r.OrdersPartitions},
+		{&r.Topics.Payments, "payments.", r.PaymentsPartitions},
+		{&r.Topics.Repartition, "payments-by-shop-repartition.", r.RepartitionPartitions},
+		{&r.Topics.Joined, "paid-orders.", r.JoinedPartitions},
+	} {
+		name, drop, err := brewkit.FreshTopic(ctx, adm, brewkit.Fresh{Prefix: prefix + t.what, Partitions: t.partitions})
+		if err != nil {
+			return made, err
 		}
-		delete(got, want.OrderID)
+		*t.name = name
+		made = append(made, drop)
 	}
-	for _, id := range slices.Sorted(maps.Keys(got)) {
-		d = append(d, "order "+id+" is in the output; the recount did not join it")
+	return made, nil
+}
+
+// write writes the join's input: the till's orders keyed by shop, and
+// their payments keyed by payment id, both drawn from seed.
+func (r *Result) write(ctx context.Context, cfg brewkit.Config, orders int, seed uint64) error {
+	plan := till.Defaults
+	plan.Orders, plan.Seed = orders, seed
+	w, err := till.Write(ctx, cfg, r.Topics.Orders, r.OrdersPartitions, plan)
+	if err != nil {
+		return err
 	}
-	return d
+	r.Orders = w.Orders
+	pays := Payments
+	pays.Seed = seed
+	drawn := pays.Draw(plan.Draw(r.OrdersPartitions))
+	if err := WritePayments(ctx, cfg, r.Topics.Payments, drawn); err != nil {
+		return err
+	}
+	r.Payments, r.Meant = len(drawn.Payments), drawn.Meant
+	return nil
 }
 
 func since(t time.Time) string { return time.Since(t).Round(10 * time.Millisecond).String() }

@@ -14,12 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,7 +28,6 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 
 	"github.com/brew-course/kafka/lectures/14-stream-processing/analytics"
-	"github.com/brew-course/kafka/lectures/14-stream-processing/recount"
 	"github.com/brew-course/kafka/lectures/14-stream-processing/store"
 	"github.com/brew-course/kafka/lectures/14-stream-processing/till"
 	"github.com/brew-course/kafka/lectures/14-stream-processing/window"
@@ -172,65 +168,24 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (res Result, err err
 	} else {
 		dir = filepath.Join(dir, in)
 	}
-	g := &group{cfg: cfg, adm: adm, svc: svc, say: say, done: make(chan struct{})}
-	defer func() {
-		g.stop()
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		// Static members stay in the group until their session times out;
-		// remove them, so the group can be deleted now.
-		var ids []string
-		for _, r := range g.all {
-			ids = append(ids, svc.Group+"."+r.inst.ID)
-		}
-		if len(ids) > 0 {
-			adm.LeaveGroup(dctx, kadm.LeaveGroup(svc.Group).InstanceIDs(ids...).Reason("the scale demo ended")) //nolint:errcheck // best effort
-		}
-		adm.DeleteGroup(dctx, svc.Group)               //nolint:errcheck // leftovers are harmless
-		adm.DeleteTopics(dctx, svc.Changelog, svc.Out) //nolint:errcheck // and so are these
-		drop(dctx)                                     //nolint:errcheck // and this
-		os.RemoveAll(dir)                              //nolint:errcheck // and the local stores
-	}()
+	g := &group{cfg: cfg, adm: adm, svc: svc, dir: dir, say: say, done: make(chan struct{})}
+	defer g.cleanUp(ctx, drop)
 	if err := analytics.Topics(ctx, adm, svc); err != nil {
 		return res, err
 	}
 
 	orders := c.Plan.Draw(Partitions)
-	for _, o := range orders {
-		res.Written.Orders++
-		res.Written.Meant.Count(o.Meant)
-		res.Written.Cents += o.Cents
-	}
+	res.Written = written(orders)
 	say(fmt.Sprintf("%d orders of %d shops in %d chunks to %s (%d partitions); the instances keep their windows in %s",
 		len(orders), c.Plan.Shops, Chunks, in, Partitions, svc.Changelog))
 
-	for n, who := range plan {
-		if n > 0 {
-			// The new instance gets its partitions before the chunk is
-			// written: otherwise the ones already running would count the
-			// chunk before the group hands it any, and it would restore
-			// nothing.
-			g.start(ctx, who.id, filepath.Join(dir, who.id), n, who.warm)
-			if _, err := g.waitFor(ctx, fmt.Sprintf("instance %s to get partitions", who.id), g.settled); err != nil {
-				return res, err
-			}
-		}
+	for n := range plan {
 		chunk := orders[n*len(orders)/Chunks : (n+1)*len(orders)/Chunks]
-		start := time.Now()
-		if err := write(ctx, cl, in, chunk); err != nil {
-			return res, err
-		}
-		say(fmt.Sprintf("chunk %d: %d orders written", n+1, len(chunk)))
-		if n == 0 {
-			g.start(ctx, who.id, filepath.Join(dir, who.id), n, who.warm)
-		}
-		owners, err := g.waitFor(ctx, fmt.Sprintf("chunk %d to be counted (the group's lag 0)", n+1), g.caughtUp)
+		ph, err := g.phase(ctx, cl, n, chunk)
 		if err != nil {
 			return res, err
 		}
-		ph := Phase{Chunk: n + 1, Orders: len(chunk), Owners: owners, Took: time.Since(start)}
 		res.Phases = append(res.Phases, ph)
-		say(fmt.Sprintf("chunk %d counted in %s: %s", n+1, ph.Took.Round(100*time.Millisecond), ownersText(owners)))
 	}
 	g.stop()
 	for _, r := range g.all {
@@ -241,21 +196,53 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (res Result, err err
 	}
 
 	say("all instances stopped; recounting")
-	want, err := recount.Run(ctx, cfg, adm, in, svc.Window)
-	if err != nil {
+	if err := res.verify(ctx, cfg, adm, svc); err != nil {
 		return res, err
-	}
-	got, parts, err := store.Materialized(ctx, cfg, adm, svc.Changelog)
-	if err != nil {
-		return res, err
-	}
-	res.Recount, res.Windows = want.Counts, len(want.Totals)
-	differ, extra := window.Diff(want.Totals, got)
-	res.Differ, res.Extra = len(differ), extra
-	for _, p := range parts {
-		res.Judged += p.Counts.Records
 	}
 	return res, nil
+}
+
+// group is the instances running.
+type group struct {
+	cfg  brewkit.Config
+	adm  *kadm.Client
+	svc  analytics.Config
+	dir  string // the instances' local stores, a folder each
+	say  func(string)
+	all  []*running
+	done chan struct{} // closed when an instance fails
+	once sync.Once
+}
+
+// phase is chunk n of the orders: plan[n] joins the group, the chunk is
+// written, and the group counts it.
+func (g *group) phase(ctx context.Context, cl *kgo.Client, n int, chunk []till.Order) (Phase, error) {
+	who := plan[n]
+	if n > 0 {
+		// The new instance gets its partitions before the chunk is
+		// written: otherwise the ones already running would count the
+		// chunk before the group hands it any, and it would restore
+		// nothing.
+		g.start(ctx, who.id, n, who.warm)
+		if _, err := g.waitFor(ctx, fmt.Sprintf("instance %s to get partitions", who.id), g.settled); err != nil {
+			return Phase{}, err
+		}
+	}
+	start := time.Now()
+	if err := write(ctx, cl, g.svc.In, chunk); err != nil {
+		return Phase{}, err
+	}
+	g.say(fmt.Sprintf("chunk %d: %d orders written", n+1, len(chunk)))
+	if n == 0 {
+		g.start(ctx, who.id, n, who.warm)
+	}
+	owners, err := g.waitFor(ctx, fmt.Sprintf("chunk %d to be counted (the group's lag 0)", n+1), g.caughtUp)
+	if err != nil {
+		return Phase{}, err
+	}
+	ph := Phase{Chunk: n + 1, Orders: len(chunk), Owners: owners, Took: time.Since(start)}
+	g.say(fmt.Sprintf("chunk %d counted in %s: %s", n+1, ph.Took.Round(100*time.Millisecond), ownersText(owners)))
+	return ph, nil
 }
 
 // write writes a chunk of orders, each to its partition.
@@ -268,139 +255,6 @@ func write(ctx context.Context, cl *kgo.Client, topic string, orders []till.Orde
 		return fmt.Errorf("writing orders to %s: %w", topic, err)
 	}
 	return nil
-}
-
-// group is the instances running.
-type group struct {
-	cfg  brewkit.Config
-	adm  *kadm.Client
-	svc  analytics.Config
-	say  func(string)
-	all  []*running
-	done chan struct{} // closed when an instance fails
-	once sync.Once
-}
-
-// running is one instance's goroutine.
-type running struct {
-	inst   *Instance
-	cancel context.CancelFunc
-	ended  chan struct{}
-	err    error
-}
-
-// standby is the line analytics says once a standby's warm-up restore ends.
-var standby = regexp.MustCompile(`^analytics (\S+): standby: read (\d+) changelog records of partitions \[([0-9 ]*)\] in (\S+) before joining`)
-
-// parseWarmUp reads a standby's warm-up from its line, if line is one.
-func parseWarmUp(line string) (store.Restored, bool) {
-	m := standby.FindStringSubmatch(line)
-	if m == nil {
-		return store.Restored{}, false
-	}
-	var r store.Restored
-	r.Records, _ = strconv.Atoi(m[2])
-	for _, f := range strings.Fields(m[3]) {
-		p, _ := strconv.Atoi(f)
-		r.Partitions = append(r.Partitions, int32(p))
-	}
-	r.Took, _ = time.ParseDuration(m[4])
-	return r, true
-}
-
-// start starts instance id.
-func (g *group) start(ctx context.Context, id, dir string, joined int, warm bool) {
-	c := g.svc
-	c.ID, c.Dir, c.Warm = id, dir, warm
-	ictx, cancel := context.WithCancel(ctx)
-	r := &running{inst: &Instance{ID: id, Joined: joined, Warm: warm}, cancel: cancel, ended: make(chan struct{})}
-	g.all = append(g.all, r)
-	what := "cold: an empty local store"
-	if warm {
-		what = "a standby: it restores every changelog partition before joining"
-	}
-	g.say(fmt.Sprintf("instance %s starts (%s)", id, what))
-	go func() {
-		defer close(r.ended)
-		st, err := analytics.Run(ictx, g.cfg, c, func(line string) {
-			if w, ok := parseWarmUp(line); ok {
-				r.inst.WarmUp = w
-			}
-			g.say(line)
-		})
-		r.inst.Stats = st
-		if err != nil && ictx.Err() == nil {
-			r.err = fmt.Errorf("instance %s: %w", id, err)
-			g.once.Do(func() { close(g.done) })
-		}
-	}()
-}
-
-// stop stops every instance and waits for them.
-func (g *group) stop() {
-	for _, r := range g.all {
-		r.cancel()
-	}
-	for _, r := range g.all {
-		<-r.ended
-	}
-}
-
-// failed is the first instance's failure, if one failed.
-func (g *group) failed() error {
-	select {
-	case <-g.done:
-		for _, r := range g.all {
-			<-r.ended
-			if r.err != nil {
-				return r.err
-			}
-		}
-	default:
-	}
-	return nil
-}
-
-// check looks at the group once: done when the condition holds, with what
-// it saw.
-type check func(ctx context.Context) (owners map[string][]int32, done bool, saw string, err error)
-
-// waitFor polls check until it holds, an instance fails or Wait passes;
-// it says what it sees when that changes, at most every second.
-func (g *group) waitFor(ctx context.Context, what string, c check) (map[string][]int32, error) {
-	deadline := time.Now().Add(Wait)
-	var said string
-	var saidAt time.Time
-	g.say("waiting for " + what)
-	for {
-		if err := g.failed(); err != nil {
-			return nil, err
-		}
-		cctx, cancel := context.WithTimeout(ctx, g.cfg.Bound())
-		owners, done, saw, err := c(cctx)
-		cancel()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err == nil && done {
-			return owners, nil
-		}
-		if err != nil {
-			saw = err.Error()
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("waiting for %s: not within %s; last seen: %s", what, Wait, saw)
-		}
-		if saw != said && time.Since(saidAt) >= time.Second {
-			g.say("  " + saw)
-			said, saidAt = saw, time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
 }
 
 // settled: the group is stable, every instance started is a member with
@@ -488,14 +342,24 @@ func (g *group) caughtUp(ctx context.Context) (map[string][]int32, bool, string,
 	return owners, lag == 0, fmt.Sprintf("lag %d; %s", lag, ownersText(owners)), nil
 }
 
-// ownersText is "a [0 1 2] b [3 4 5]".
-func ownersText(owners map[string][]int32) string {
-	if len(owners) == 0 {
-		return "no members"
+// cleanUp stops the instances and deletes what the demo made: the group,
+// its topics (drop deletes the orders') and the local stores. Leftovers
+// are harmless: it reports no error.
+func (g *group) cleanUp(ctx context.Context, drop func(context.Context) error) {
+	g.stop()
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	// Static members stay in the group until their session times out;
+	// remove them, so the group can be deleted now.
+	var ids []string
+	for _, r := range g.all {
+		ids = append(ids, g.svc.Group+"."+r.inst.ID)
 	}
-	var s []string
-	for _, id := range slices.Sorted(maps.Keys(owners)) {
-		s = append(s, fmt.Sprintf("%s %v", id, owners[id]))
+	if len(ids) > 0 {
+		g.adm.LeaveGroup(dctx, kadm.LeaveGroup(g.svc.Group).InstanceIDs(ids...).Reason("the scale demo ended")) //nolint:errcheck // best effort
 	}
-	return strings.Join(s, ", ")
+	g.adm.DeleteGroup(dctx, g.svc.Group)                 //nolint:errcheck // leftovers are harmless
+	g.adm.DeleteTopics(dctx, g.svc.Changelog, g.svc.Out) //nolint:errcheck // and so are these
+	drop(dctx)                                           //nolint:errcheck // and this
+	os.RemoveAll(g.dir)                                  //nolint:errcheck // and the local stores
 }
