@@ -9,10 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -66,136 +63,100 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, out io.Writer) ([]St
 		adm.DeleteGroup(dctx, topic) //nolint:errcheck // and so is its group
 	}()
 
-	var mu sync.Mutex  // out and the log are written from the members' readers
-	var log groups.Log // also ends the waits below when a member fails
-	emit := func(e groups.Event) {
-		log.Emit(e)
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintln(out, e)
-	}
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(out, format+"\n", args...)
-	}
-	members := map[string]*groups.Process{}
-	defer func() {
-		for _, p := range members {
-			p.Stop(syscall.SIGTERM)
-		}
-	}()
+	d := &demo{cfg: cfg, c: c, topic: topic, out: out, members: map[string]*groups.Process{}}
+	defer d.stopAll()
 
 	// Orders flow the whole time. A write that fails ends the demo: the
 	// members would wait for orders that never come.
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
-	written := func(_ *kgo.Record, err error) {
-		if err != nil && pctx.Err() == nil {
-			log.Fail(fmt.Errorf("%w to %s: %w", errWrite, topic, err))
-		}
-	}
-	go func() {
-		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 6))
-		tick := time.NewTicker(time.Second / time.Duration(c.Rate))
-		defer tick.Stop()
-		for n := int64(1); ; n++ {
-			select {
-			case <-pctx.Done():
-				return
-			case <-tick.C:
-			}
-			cl.Produce(pctx, brewkit.NewOrder(rng, n, time.Now()).Record(topic), written)
-		}
-	}()
+	go d.writeOrders(pctx, cl)
 
-	say("group %s on %s (%d partitions, %s), %d orders/s", topic, topic, Partitions, c.Protocol.Label(), c.Rate)
-	join := func(name string) error {
-		m := groups.Member{Name: name, Group: topic, Topic: topic, Protocol: c.Protocol, Work: c.Work}
-		p, err := log.StartProcess(cfg, c.Member, m, emit)
-		if err == nil {
-			members[name] = p
-		}
-		return err
-	}
-	leave := func(name string) error {
-		members[name].Stop(syscall.SIGTERM) // a clean exit: the member leaves the group
-		delete(members, name)
-		return nil
-	}
+	d.say("group %s on %s (%d partitions, %s), %d orders/s", topic, topic, Partitions, c.Protocol.Label(), c.Rate)
 	plan := []struct {
 		title string
 		do    func() error
 	}{
-		{"m1 joins", func() error { return join("m1") }},
-		{"m2 joins", func() error { return join("m2") }},
-		{"m3 joins", func() error { return join("m3") }},
-		{"m2 leaves (Ctrl-C: LeaveGroup)", func() error { return leave("m2") }},
+		{"m1 joins", func() error { return d.join("m1") }},
+		{"m2 joins", func() error { return d.join("m2") }},
+		{"m3 joins", func() error { return d.join("m3") }},
+		{"m2 leaves (Ctrl-C: LeaveGroup)", func() error { return d.leave("m2") }},
 	}
 	var steps []Step
 	for i, st := range plan {
-		say("\n== step %d/%d: %s", i+1, len(plan), st.title)
+		d.say("\n== step %d/%d: %s", i+1, len(plan), st.title)
 		if err := st.do(); err != nil {
 			return steps, err
 		}
-		live := slices.Sorted(maps.Keys(members))
-		var owners map[string][]int32
-		// Settled, and orders are read: a group whose reads are not
-		// answered fails here, before the demo goes on.
-		err := log.WaitFor(ctx, time.Minute, 50*time.Millisecond, func() bool {
-			ev := log.Events()
-			owners = ownersOf(ev, live)
-			return settled(owners, live) && slices.ContainsFunc(ev, processed)
-		})
-		if errors.Is(err, errWrite) {
-			return steps, err // the group is fine; the orders are not
-		}
+		owners, err := d.waitSettled(ctx, st.title)
 		if err != nil {
-			return steps, fmt.Errorf("%s: the group did not settle: %w", st.title, err)
+			return steps, err
 		}
-		say("== owners: %s", format(owners, live))
 		steps = append(steps, Step{Title: st.title, Owners: owners})
-		if err := log.Sleep(ctx, c.Hold); err != nil {
+		if err := d.log.Sleep(ctx, c.Hold); err != nil {
 			return steps, err
 		}
 	}
-	say("\n== done: stopping m1 and m3")
+	d.say("\n== done: stopping m1 and m3")
 	return steps, nil
 }
 
-func processed(e groups.Event) bool { return e.Kind == "processed" }
+// demo is what one Run's steps, its order writer and the members' readers
+// share.
+type demo struct {
+	cfg   brewkit.Config
+	c     Config
+	topic string // the demo's topic, and its group's name
 
-// ownersOf is what each live member owns after the events so far.
-func ownersOf(ev []groups.Event, live []string) map[string][]int32 {
-	owners := map[string][]int32{}
-	for _, m := range live {
-		owners[m] = groups.Owned(ev, m)
-	}
-	return owners
+	mu      sync.Mutex // out is written from the members' readers
+	out     io.Writer
+	log     groups.Log                 // the members' events; also ends the waits when a member fails
+	members map[string]*groups.Process // the live members, by name
 }
 
-// settled: every partition has exactly one live owner, and every live member
-// owns some.
-func settled(owners map[string][]int32, live []string) bool {
-	seen := map[int32]bool{}
-	for _, m := range live {
-		if len(owners[m]) == 0 {
-			return false
-		}
-		for _, p := range owners[m] {
-			if seen[p] {
-				return false
-			}
-			seen[p] = true
+// writeOrders writes c.Rate orders a second until ctx ends. A write that
+// fails ends the demo's waits, with its error.
+func (d *demo) writeOrders(ctx context.Context, cl *kgo.Client) {
+	written := func(_ *kgo.Record, err error) {
+		if err != nil && ctx.Err() == nil {
+			d.log.Fail(fmt.Errorf("%w to %s: %w", errWrite, d.topic, err))
 		}
 	}
-	return len(seen) == Partitions
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 6))
+	tick := time.NewTicker(time.Second / time.Duration(d.c.Rate))
+	defer tick.Stop()
+	for n := int64(1); ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		cl.Produce(ctx, brewkit.NewOrder(rng, n, time.Now()).Record(d.topic), written)
+	}
 }
 
-func format(owners map[string][]int32, live []string) string {
-	var parts []string
-	for _, m := range live {
-		parts = append(parts, fmt.Sprintf("%s %v", m, owners[m]))
+// join starts member name as a process of its own: it joins the group, and
+// the group rebalances to give it partitions.
+func (d *demo) join(name string) error {
+	m := groups.Member{Name: name, Group: d.topic, Topic: d.topic, Protocol: d.c.Protocol, Work: d.c.Work}
+	p, err := d.log.StartProcess(d.cfg, d.c.Member, m, d.emit)
+	if err == nil {
+		d.members[name] = p
 	}
-	return strings.Join(parts, "  ")
+	return err
+}
+
+// leave stops member name with SIGTERM: a clean exit, in which the member
+// leaves the group, and the group rebalances its partitions to the others.
+func (d *demo) leave(name string) error {
+	d.members[name].Stop(syscall.SIGTERM)
+	delete(d.members, name)
+	return nil
+}
+
+// stopAll stops the members still running, each leaving the group.
+func (d *demo) stopAll() {
+	for _, p := range d.members {
+		p.Stop(syscall.SIGTERM)
+	}
 }

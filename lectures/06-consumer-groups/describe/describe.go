@@ -45,69 +45,16 @@ type Group struct {
 // Describe describes group on the cluster behind adm.
 func Describe(ctx context.Context, adm *kadm.Client, group string) (Group, error) {
 	g := Group{Name: group}
-	owner := map[string]map[int32][2]string{} // topic -> partition -> member id, client id
-	set := func(topic string, p int32, member, client string) {
-		if topic == "" {
-			return // an assignment by topic id alone (the simulation's answer)
-		}
-		if owner[topic] == nil {
-			owner[topic] = map[int32][2]string{}
-		}
-		owner[topic][p] = [2]string{member, client}
-	}
-	cgs, err := adm.DescribeConsumerGroups(ctx, group)
-	cg := cgs[group]
-	if err == nil && cg.Err == nil {
-		g.Protocol, g.Assignor, g.State, g.Members = "consumer", cg.AssignorName, cg.State, len(cg.Members)
-		for _, m := range cg.Members {
-			for t, ps := range m.Assignment {
-				for p := range ps {
-					set(t, p, m.MemberID, m.ClientID)
-				}
-			}
-		}
-	} else {
-		// Not a consumer-protocol group: a classic one.
-		dgs, err := adm.DescribeGroups(ctx, group)
-		if err != nil {
-			return g, fmt.Errorf("describing group %s: %w", group, err)
-		}
-		dg := dgs[group]
-		if errors.Is(dg.Err, kerr.GroupIDNotFound) {
-			return g, fmt.Errorf("group %s does not exist: no member has joined it or committed (start one with `make member GROUP=%s`)", group, group)
-		}
-		if dg.Err != nil {
-			return g, fmt.Errorf("describing group %s: %w", group, dg.Err)
-		}
-		g.Protocol, g.Assignor, g.State, g.Members = "classic", dg.Protocol, dg.State, len(dg.Members)
-		for _, m := range dg.Members {
-			if c, ok := m.Assigned.AsConsumer(); ok {
-				for _, t := range c.Topics {
-					for _, p := range t.Partitions {
-						set(t.Topic, p, m.MemberID, m.ClientID)
-					}
-				}
-			}
-		}
-	}
-	all, err := adm.FetchOffsets(ctx, group)
+	owner, err := g.members(ctx, adm)
 	if err != nil {
-		return g, fmt.Errorf("committed offsets of %s: %w", group, err)
+		return g, err
 	}
-	topics := map[string]bool{}
-	all.Each(func(o kadm.OffsetResponse) {
-		if o.Topic != "" { // a response by topic id alone names no topic
-			topics[o.Topic] = true
-		}
-	})
-	for t := range owner {
-		topics[t] = true
-	}
-	// Asked again by name, so every answer names its topic.
-	committed, err := adm.FetchOffsetsForTopics(ctx, group, slices.Collect(maps.Keys(topics))...)
+	committed, topics, err := committedOffsets(ctx, adm, group, owner)
 	if err != nil {
-		return g, fmt.Errorf("committed offsets of %s: %w", group, err)
+		return g, err
 	}
+	// Per partition: its owner, its log end and what is committed; the lag
+	// is the end less the committed offset (none without a commit).
 	for t := range topics {
 		ends, err := adm.ListEndOffsets(ctx, t)
 		if err != nil {
@@ -131,6 +78,97 @@ func Describe(ctx context.Context, adm *kadm.Client, group string) (Group, error
 		return cmp.Compare(a.Partition, b.Partition)
 	})
 	return g, nil
+}
+
+// owners is who owns each partition: topic -> partition -> member id,
+// client id.
+type owners map[string]map[int32][2]string
+
+// set records that member, of client, owns partition p of topic.
+func (o owners) set(topic string, p int32, member, client string) {
+	if topic == "" {
+		return // an assignment by topic id alone (the simulation's answer)
+	}
+	if o[topic] == nil {
+		o[topic] = map[int32][2]string{}
+	}
+	o[topic][p] = [2]string{member, client}
+}
+
+// members fills in g's protocol, assignor, state and member count, and
+// returns who owns which partition. A group of the consumer protocol
+// (KIP-848) is described with ConsumerGroupDescribe; any other is a classic
+// one.
+func (g *Group) members(ctx context.Context, adm *kadm.Client) (owners, error) {
+	owner := owners{}
+	cgs, err := adm.DescribeConsumerGroups(ctx, g.Name)
+	cg := cgs[g.Name]
+	if err != nil || cg.Err != nil {
+		// Not a consumer-protocol group: a classic one.
+		return owner, g.classicMembers(ctx, adm, owner)
+	}
+	g.Protocol, g.Assignor, g.State, g.Members = "consumer", cg.AssignorName, cg.State, len(cg.Members)
+	for _, m := range cg.Members {
+		for t, ps := range m.Assignment {
+			for p := range ps {
+				owner.set(t, p, m.MemberID, m.ClientID)
+			}
+		}
+	}
+	return owner, nil
+}
+
+// classicMembers fills in g as a classic group, described with
+// DescribeGroups, and who owns which partition into owner. A classic
+// group's assignment is bytes to the broker, chosen by the group's leader
+// member: AsConsumer decodes them as the consumer protocol's.
+func (g *Group) classicMembers(ctx context.Context, adm *kadm.Client, owner owners) error {
+	dgs, err := adm.DescribeGroups(ctx, g.Name)
+	if err != nil {
+		return fmt.Errorf("describing group %s: %w", g.Name, err)
+	}
+	dg := dgs[g.Name]
+	if errors.Is(dg.Err, kerr.GroupIDNotFound) {
+		return fmt.Errorf("group %s does not exist: no member has joined it or committed (start one with `make member GROUP=%s`)", g.Name, g.Name)
+	}
+	if dg.Err != nil {
+		return fmt.Errorf("describing group %s: %w", g.Name, dg.Err)
+	}
+	g.Protocol, g.Assignor, g.State, g.Members = "classic", dg.Protocol, dg.State, len(dg.Members)
+	for _, m := range dg.Members {
+		if c, ok := m.Assigned.AsConsumer(); ok {
+			for _, t := range c.Topics {
+				for _, p := range t.Partitions {
+					owner.set(t.Topic, p, m.MemberID, m.ClientID)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// committedOffsets is what group has committed, and the topics to describe:
+// those it has committed on and those its members own.
+func committedOffsets(ctx context.Context, adm *kadm.Client, group string, owner owners) (kadm.OffsetResponses, map[string]bool, error) {
+	all, err := adm.FetchOffsets(ctx, group)
+	if err != nil {
+		return nil, nil, fmt.Errorf("committed offsets of %s: %w", group, err)
+	}
+	topics := map[string]bool{}
+	all.Each(func(o kadm.OffsetResponse) {
+		if o.Topic != "" { // a response by topic id alone names no topic
+			topics[o.Topic] = true
+		}
+	})
+	for t := range owner {
+		topics[t] = true
+	}
+	// Asked again by name, so every answer names its topic.
+	committed, err := adm.FetchOffsetsForTopics(ctx, group, slices.Collect(maps.Keys(topics))...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("committed offsets of %s: %w", group, err)
+	}
+	return committed, topics, nil
 }
 
 // Print writes the group as a table, like the tool's.

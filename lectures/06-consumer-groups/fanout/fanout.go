@@ -5,12 +5,10 @@
 package fanout
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"time"
 
@@ -92,73 +90,22 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config) (Result, error) {
 // where there are enough partitions, it calls produce, then waits until every
 // group has read want records. It returns what each member got.
 func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic string, partitions, want int, groupOf []string, prefix string, produce func() error) ([]Member, error) {
-	var mu sync.Mutex
-	members := make([]Member, len(groupOf))
-	assigned := make([][]int32, len(groupOf))
+	ro := newRoster(groupOf)
 	var log groups.Log // only for a member's failure, which ends every wait below
 	stops := make([]func(), len(groupOf))
 	for i, g := range groupOf {
-		members[i].Group = g
 		m := groups.Member{Name: fmt.Sprintf("%d of %s", i, g), Group: prefix + "." + g, Topic: topic, Protocol: p}
-		stops[i] = log.Go(ctx, cfg, m, func(e groups.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch e.Kind {
-			case "assigned":
-				assigned[i] = union(assigned[i], e.Partitions)
-			case "revoked", "lost":
-				assigned[i] = slices.DeleteFunc(assigned[i], func(p int32) bool { return slices.Contains(e.Partitions, p) })
-			case "processed":
-				members[i].Read++
-			}
-		})
+		stops[i] = log.Go(ctx, cfg, m, func(e groups.Event) { ro.note(i, e) })
 	}
-	settled := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if want == 0 {
-			return idleSettled(assigned)
-		}
-		owned := map[string]int{}
-		for i, m := range members {
-			if len(assigned[i]) == 0 {
-				return false // every member owns partitions before the orders come
-			}
-			owned[m.Group] += len(assigned[i])
-		}
-		for _, n := range owned {
-			if n != partitions {
-				return false
-			}
-		}
-		return true
-	}
-	done := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		read := map[string]int{}
-		for _, m := range members {
-			read[m.Group] += m.Read
-		}
-		for _, n := range read {
-			if n < want {
-				return false
-			}
-		}
-		return true
-	}
-	err := log.WaitFor(ctx, time.Minute, 100*time.Millisecond, settled)
+	err := log.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool { return ro.settled(partitions, want) })
 	if err == nil && produce != nil {
 		err = produce()
 	}
 	if err == nil {
-		err = log.WaitFor(ctx, time.Minute, 100*time.Millisecond, done)
+		err = log.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool { return ro.done(want) })
 	}
-	mu.Lock() // what each member owns now, before leaving revokes it all
-	for i := range members {
-		members[i].Partitions = slices.Clone(assigned[i])
-	}
-	mu.Unlock()
+	ro.keepOwned() // what each member owns now, before leaving revokes it all
+
 	var left sync.WaitGroup // all leave at once, as one program's end would
 	for _, stop := range stops {
 		left.Go(stop)
@@ -170,49 +117,8 @@ func read(ctx context.Context, cfg brewkit.Config, p groups.Protocol, topic stri
 	if err != nil {
 		return nil, fmt.Errorf("the groups did not finish reading %s: %w", topic, err)
 	}
-	// Within a group, list members by their first partition: which member
-	// got which is the group's choice.
-	slices.SortStableFunc(members, func(a, b Member) int {
-		if c := cmp.Compare(order(a.Group), order(b.Group)); c != 0 {
-			return c
-		}
-		return cmp.Compare(first(a.Partitions), first(b.Partitions))
-	})
-	return members, nil
+	return ro.sorted(), nil
 }
-
-// idleSettled: three members own one partition each, one owns none.
-func idleSettled(assigned [][]int32) bool {
-	ones, none := 0, 0
-	for _, a := range assigned {
-		switch len(a) {
-		case 0:
-			none++
-		case 1:
-			ones++
-		}
-	}
-	return ones == 3 && none == 1
-}
-
-func union(a, b []int32) []int32 {
-	for _, p := range b {
-		if !slices.Contains(a, p) {
-			a = append(a, p)
-		}
-	}
-	slices.Sort(a)
-	return a
-}
-
-func first(ps []int32) int32 {
-	if len(ps) == 0 {
-		return 1 << 30 // idle members last
-	}
-	return ps[0]
-}
-
-func order(g string) int { return map[string]int{"notifications": 0, "analytics": 1, "baristas": 2}[g] }
 
 // Print writes the result as the README shows it.
 func (r Result) Print(w io.Writer) {

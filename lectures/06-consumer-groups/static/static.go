@@ -46,6 +46,9 @@ func Run(ctx context.Context, cfg brewkit.Config, say func(string)) (Result, err
 	return res, err
 }
 
+// restart runs members a and b of a group on a fresh topic and restarts a
+// within the session timeout, with an instance id when static, and tells
+// what a got back and what b saw.
 func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(string)) (Restart, error) {
 	r := Restart{Static: static}
 	cl, adm, err := brewkit.Connect(ctx, cfg)
@@ -61,84 +64,85 @@ func restart(ctx context.Context, cfg brewkit.Config, static bool, say func(stri
 
 	// Orders for the members to read: the group first settles with every
 	// one of them read, so that reads which fail do so before the restart.
+	if err := writeOrders(ctx, cl, topic); err != nil {
+		return r, err
+	}
+
+	p := &pair{cfg: cfg, topic: topic, static: static}
+	stopB := p.start(ctx, "b")
+	defer stopB()
+	stopA := p.start(ctx, "a")
+	if err := p.waitShared(ctx); err != nil {
+		stopA()
+		return r, err
+	}
+	r.Before = p.owns("a")
+	// The group's generation: the newest either member has seen. Under the
+	// cooperative protocol the group settles in two rebalances, and the
+	// member that gave partitions away may log nothing in the second.
+	r.GenBefore = p.generation()
+	mark := p.mark()
+
+	kind := map[bool]string{true: "static (group.instance.id)", false: "dynamic"}[static]
+	say(fmt.Sprintf("%s: restarting member a, which owns %v", kind, r.Before))
+	stopped := time.Now()
+	stopA()
+	if err := p.log.Sleep(ctx, RestartTime); err != nil { // a process restart takes a moment
+		return r, err
+	}
+	stopA = p.start(ctx, "a")
+	defer func() { stopA() }()
+	r.Down = time.Since(stopped)
+	if err := p.waitBack(ctx, r.GenBefore, mark); err != nil {
+		return r, err
+	}
+	r.After, r.GenAfter, r.OtherMoves = p.since(mark)
+	say(fmt.Sprintf("%s: a back with %v; generation %d -> %d; member b saw %d assignment changes", kind, r.After, r.GenBefore, r.GenAfter, r.OtherMoves))
+	return r, nil
+}
+
+// writeOrders writes Orders orders to topic.
+func writeOrders(ctx context.Context, cl *kgo.Client, topic string) error {
 	rng := rand.New(rand.NewPCG(1, 5))
 	recs := make([]*kgo.Record, Orders)
 	for i := range recs {
 		recs[i] = brewkit.NewOrder(rng, int64(i+1), time.Now()).Record(topic)
 	}
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return r, fmt.Errorf("writing orders to %s: %w", topic, err)
+		return fmt.Errorf("writing orders to %s: %w", topic, err)
 	}
+	return nil
+}
 
-	var log groups.Log // also ends the waits below when a member fails
-	var read atomic.Int64
-	emit := func(e groups.Event) {
-		if e.Kind == "processed" {
-			read.Add(1)
-			return
-		}
-		log.Emit(e)
-	}
-	snapshot := log.Events
-	member := func(name string) groups.Member {
-		m := groups.Member{Name: name, Group: topic, Topic: topic, Protocol: groups.Cooperative}
-		if static {
-			m.InstanceID = "brew-kitchen-" + name
-		}
-		return m
-	}
-	runMember := func(m groups.Member) (stop func()) { return log.Go(ctx, cfg, m, emit) }
-	owns := func(name string) []int32 { return groups.Owned(snapshot(), name) }
-	settled := func() bool { return len(owns("a")) == 3 && len(owns("b")) == 3 }
+// pair is one restart's two members, a and b, of the group named after the
+// topic, and what they tell.
+type pair struct {
+	cfg    brewkit.Config
+	topic  string
+	static bool
 
-	stopB := runMember(member("b"))
-	defer stopB()
-	stopA := runMember(member("a"))
-	if err := log.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool { return settled() && read.Load() >= Orders }); err != nil {
-		stopA()
-		return r, fmt.Errorf("a and b did not share the partitions: %w", err)
-	}
-	if err := log.Sleep(ctx, time.Second); err != nil { // a settled group
-		stopA()
-		return r, err
-	}
-	r.Before = owns("a")
-	// The group's generation: the newest either member has seen. Under the
-	// cooperative protocol the group settles in two rebalances, and the
-	// member that gave partitions away may log nothing in the second.
-	r.GenBefore = max(lastGeneration(snapshot(), "a"), lastGeneration(snapshot(), "b"))
-	mark := len(snapshot())
+	log  groups.Log   // the members' events; also ends the waits when a member fails
+	read atomic.Int64 // records the members processed
+}
 
-	kind := map[bool]string{true: "static (group.instance.id)", false: "dynamic"}[static]
-	say(fmt.Sprintf("%s: restarting member a, which owns %v", kind, r.Before))
-	stopped := time.Now()
-	stopA()
-	if err := log.Sleep(ctx, RestartTime); err != nil { // a process restart takes a moment
-		return r, err
+// member is the member called name. A static member has a
+// group.instance.id: it does not leave the group as it stops, the
+// coordinator keeps its place until the session timeout, and the member
+// that comes back with its id gets its partitions back without a
+// rebalance. A dynamic one leaves the group as it stops and joins again as
+// a new member: the group rebalances twice.
+func (p *pair) member(name string) groups.Member {
+	m := groups.Member{Name: name, Group: p.topic, Topic: p.topic, Protocol: groups.Cooperative}
+	if p.static {
+		m.InstanceID = "brew-kitchen-" + name
 	}
-	stopA = runMember(member("a"))
-	defer func() { stopA() }()
-	r.Down = time.Since(stopped)
-	err = log.WaitFor(ctx, time.Minute, 100*time.Millisecond, func() bool {
-		ev := snapshot()
-		return settled() && lastGeneration(ev, "a") >= r.GenBefore && len(ev) > mark
-	})
-	if err != nil {
-		return r, fmt.Errorf("a did not get partitions back: %w", err)
-	}
-	if err := log.Sleep(ctx, SessionSettle); err != nil { // anything the coordinator would still do
-		return r, err
-	}
-	ev := snapshot()
-	r.After = owns("a")
-	r.GenAfter = lastGeneration(ev, "a")
-	for _, e := range ev[mark:] {
-		if e.Member == "b" {
-			r.OtherMoves++
-		}
-	}
-	say(fmt.Sprintf("%s: a back with %v; generation %d -> %d; member b saw %d assignment changes", kind, r.After, r.GenBefore, r.GenAfter, r.OtherMoves))
-	return r, nil
+	return m
+}
+
+// start runs member name until stop is called: its client closes, and a
+// dynamic member leaves the group (a static one does not).
+func (p *pair) start(ctx context.Context, name string) (stop func()) {
+	return p.log.Go(ctx, p.cfg, p.member(name), p.emit)
 }
 
 // Orders is how many orders the group reads before the restart.
@@ -149,16 +153,6 @@ const RestartTime = 2 * time.Second
 
 // SessionSettle is how long the demo watches after the restart.
 const SessionSettle = 2 * time.Second
-
-func lastGeneration(ev []groups.Event, name string) int32 {
-	var g int32
-	for _, e := range ev {
-		if e.Member == name && e.Generation > g {
-			g = e.Generation
-		}
-	}
-	return g
-}
 
 // Print writes both restarts.
 func (r Result) Print(w io.Writer) {

@@ -97,53 +97,20 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		}
 	}
 
-	var mu sync.Mutex
-	done := map[int]int{} // ticket: times processed
-	var first, last time.Time
-	allDone := make(chan struct{})
-	kind := map[Mode]string{Share: "share group", Group: "consumer group"}[c.Mode]
-	took := func(name string, r *kgo.Record) {
-		mu.Lock()
-		defer mu.Unlock()
-		n := queue.Ticket(r)
-		done[n]++
-		if first.IsZero() {
-			first = time.Now()
-			// Said once the baristas read: a run whose reads fail says
-			// only why.
-			say(fmt.Sprintf("%d tickets in %s (%d partitions); %d baristas in a %s, %s per ticket",
-				c.Tickets, res.Topic, c.Partitions, c.Consumers, kind, c.Work))
-		}
-		last = time.Now()
-		for i := range res.Baristas {
-			if res.Baristas[i].Name == name {
-				res.Baristas[i].Tickets++
-			}
-		}
-		if len(done) == c.Tickets {
-			select {
-			case <-allDone:
-			default:
-				close(allDone)
-			}
-		}
-	}
 	for i := range c.Consumers {
 		res.Baristas = append(res.Baristas, Barista{Name: fmt.Sprintf("barista-%d", i+1)})
 	}
-
+	count := newCount(&res, say)
 	// The first barista to fail ends the run, with its error as the cause.
 	cctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var wg sync.WaitGroup
 	for _, b := range res.Baristas {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := consume(cctx, cfg, c, group, res.Topic, func(r *kgo.Record) { took(b.Name, r) }); err != nil {
+		wg.Go(func() {
+			if err := consume(cctx, cfg, c, group, res.Topic, func(r *kgo.Record) { count.took(b.Name, r) }); err != nil {
 				stop(fmt.Errorf("%s: %w", b.Name, err))
 			}
-		}()
+		})
 	}
 	// Every barista is at the counter before the first ticket: the group
 	// has them all as members with an assignment.
@@ -157,30 +124,12 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 		return res, err
 	}
 
-	select {
-	case <-allDone:
-	case <-cctx.Done():
-		return res, context.Cause(cctx)
-	case <-time.After(time.Duration(c.Tickets)*c.Work + 2*time.Minute):
-		mu.Lock()
-		defer mu.Unlock()
-		return res, fmt.Errorf("only %d of %d tickets done", len(done), c.Tickets)
+	if err := count.waitAllDone(cctx); err != nil {
+		return res, err
 	}
 	stop(nil)
 	wg.Wait()
-
-	mu.Lock()
-	defer mu.Unlock()
-	res.Done = len(done)
-	for _, n := range done {
-		if n > 1 {
-			res.Repeats += n - 1
-		}
-	}
-	res.Elapsed = last.Sub(first)
-	if res.Elapsed > 0 {
-		res.PerSecond = float64(res.Done) / res.Elapsed.Seconds()
-	}
+	count.tally()
 	return res, nil
 }
 

@@ -100,58 +100,20 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	}
 	res.End = int64(c.Tickets)
 
-	var mu sync.Mutex
-	accepted := map[int]int{}
-	delivered := false
-	deliver := func(d Delivery) {
-		mu.Lock()
-		defer mu.Unlock()
-		if !delivered {
-			// Said once the baristas read: a run whose reads fail says
-			// only why.
-			delivered = true
-			say(fmt.Sprintf("%d tickets in %s; delivery limit %d; ticket %d fails every barista, ticket %d is rejected",
-				c.Tickets, res.Topic, c.Limit, c.Poison, c.Reject))
-		}
-		switch d.Ticket {
-		case c.Poison, c.Reject:
-			res.Deliveries = append(res.Deliveries, d)
-			say(fmt.Sprintf("ticket %d: delivery %d to %s: %s", d.Ticket, d.Count, d.Barista, d.Action))
-		default:
-			accepted[d.Ticket]++
-		}
-	}
+	r := &run{c: c, adm: adm, group: group, res: &res, say: say, accepted: map[int]int{}}
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup
 	errs := make(chan error, c.Consumers)
 	for i := range c.Consumers {
 		name := fmt.Sprintf("barista-%d", i+1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := barista(cctx, cfg, c, group, res.Topic, name, deliver); err != nil {
+		wg.Go(func() {
+			if err := barista(cctx, cfg, c, group, res.Topic, name, r.deliver); err != nil {
 				errs <- fmt.Errorf("%s: %w", name, err)
 			}
-		}()
+		})
 	}
-	// Done when the group has no lag: every ticket accepted, rejected or
-	// archived. (Kafka 4.2 moves the start offset it reports past an
-	// archived record only later; the lag counts it at once.)
-	werr := brewkit.WaitFor(ctx, 2*time.Minute, 200*time.Millisecond, func() bool {
-		select {
-		case err := <-errs:
-			errs <- err
-			return true
-		default:
-		}
-		var lag int64
-		res.StartOffset, lag = startOffset(ctx, adm, group, res.Topic)
-		mu.Lock()
-		n := len(accepted)
-		mu.Unlock()
-		return lag == 0 && n == c.Tickets-2
-	})
+	werr := r.waitNoLag(ctx, errs)
 	stop()
 	wg.Wait()
 	select {
@@ -162,13 +124,39 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, say func(string)) (R
 	if werr != nil {
 		return res, fmt.Errorf("the group still has tickets to do (start offset %d of %d): %w", res.StartOffset, res.End, werr)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	res.Accepted = len(accepted)
-	for _, n := range accepted {
-		res.Redelivered += n - 1
-	}
+	r.tally()
 	return res, nil
+}
+
+// run is what one Run's baristas and its wait share.
+type run struct {
+	c     Config
+	adm   *kadm.Client
+	group string  // named after the topic
+	res   *Result // the deliveries of the poison and the rejected ticket, and the tally
+	say   func(string)
+
+	mu        sync.Mutex
+	accepted  map[int]int // every other ticket: times accepted
+	delivered bool        // the first delivery was said
+}
+
+// waitNoLag waits until the group has no lag: every ticket accepted,
+// rejected or archived. (Kafka 4.2 moves the start offset it reports past an
+// archived record only later; the lag counts it at once.) A barista's error
+// in errs ends the wait, and stays in errs.
+func (r *run) waitNoLag(ctx context.Context, errs chan error) error {
+	return brewkit.WaitFor(ctx, 2*time.Minute, 200*time.Millisecond, func() bool {
+		select {
+		case err := <-errs:
+			errs <- err
+			return true
+		default:
+		}
+		var lag int64
+		r.res.StartOffset, lag = startOffset(ctx, r.adm, r.group, r.res.Topic)
+		return lag == 0 && r.acceptedTickets() == r.c.Tickets-2
+	})
 }
 
 // startOffset is the share group's start offset and lag on partition 0
@@ -184,6 +172,10 @@ func startOffset(ctx context.Context, adm *kadm.Client, group, topic string) (st
 	return -1, -1
 }
 
+// barista is one share consumer of the group: it releases the poison
+// ticket, which comes back with its delivery count up by one until the
+// group's delivery limit archives it, rejects the known bad one, which is
+// archived at once, and accepts every other.
 func barista(ctx context.Context, cfg brewkit.Config, c Config, group, topic, name string, deliver func(Delivery)) error {
 	return queue.Serve(ctx, cfg, group, topic, 5, func(r *kgo.Record) kgo.AckStatus {
 		d := Delivery{At: time.Now(), Barista: name, Ticket: queue.Ticket(r), Count: r.DeliveryCount(), Action: "accept"}
