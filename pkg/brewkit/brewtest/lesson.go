@@ -1,7 +1,6 @@
 package brewtest
 
 import (
-	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -18,8 +17,7 @@ import (
 // proves a claim (measurement, samples, child processes, verification,
 // printing) lives apart. checkLessonShape holds a lecture's code to it:
 //
-//   - no function is over MaxFuncLines lines, but those that
-//     testdata/long-functions.txt still lists (a list that only shrinks);
+//   - no function is over MaxFuncLines lines;
 //   - a harness file, one whose comments say "This file is the harness",
 //     makes no produce, consume, commit, pause, resume or admin call of
 //     franz-go (by the method's name: KafkaCalls);
@@ -28,9 +26,6 @@ import (
 // MaxFuncLines is how long a function of lecture code may be, its
 // signature and closing brace included: about a screen.
 const MaxFuncLines = 80
-
-//go:embed testdata/long-functions.txt
-var longFunctions string
 
 // KafkaCalls are the franz-go client methods a lesson makes (kgo's produce,
 // consume, commit, pause, resume and transactions; kadm's admin requests;
@@ -139,44 +134,18 @@ func (f goFile) kafkaCalls() []string {
 	return out
 }
 
-// knownLong is the part of long-functions.txt for lecture (its folder's
-// name), as "rel Name" keys.
-func knownLong(list, lecture string) map[string]bool {
-	out := map[string]bool{}
-	for _, l := range strings.Split(list, "\n") {
-		l = strings.TrimSpace(l)
-		if rest, ok := strings.CutPrefix(l, lecture+"/"); ok && !strings.HasPrefix(l, "#") {
-			out[rest] = true
-		}
-	}
-	return out
-}
-
-// checkLessonShape is the check above for the lecture in dir (its folder's
-// name is the lecture's), with items the README's reading list.
+// checkLessonShape is the check above for the lecture in dir, with items
+// the README's reading list.
 func checkLessonShape(t testing.TB, dir string, items []ReadItem) {
-	checkLessonShapeWith(t, dir, items, longFunctions)
-}
-
-func checkLessonShapeWith(t testing.TB, dir string, items []ReadItem, longList string) {
 	t.Helper()
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lecture := filepath.Base(abs)
 	files, err := lectureFiles(dir)
 	if err != nil {
 		t.Fatalf("reading the lecture's Go files: %v", err)
 	}
-	known := knownLong(longList, lecture)
 	harness := map[string]bool{}
 	for _, f := range files {
 		for key, n := range f.longFuncs() {
-			if !known[key] {
-				t.Errorf("%s is %d lines: at most %d, so that it reads on a screen, top to bottom (its Kafka calls in the lesson file, the harness apart)", key, n, MaxFuncLines)
-			}
-			delete(known, key)
+			t.Errorf("%s is %d lines: at most %d, so that it reads on a screen, top to bottom (its Kafka calls in the lesson file, the harness apart)", key, n, MaxFuncLines)
 		}
 		if f.harness() {
 			harness[f.rel] = true
@@ -184,9 +153,6 @@ func checkLessonShapeWith(t testing.TB, dir string, items []ReadItem, longList s
 				t.Errorf("%s says it is the harness, and calls franz-go (%s): a lesson's Kafka calls are in its lesson file", f.rel, strings.Join(calls, ", "))
 			}
 		}
-	}
-	for key := range known {
-		t.Errorf("pkg/brewkit/brewtest/testdata/long-functions.txt lists %s/%s, which is no longer over %d lines (or is gone): take its line out", lecture, key, MaxFuncLines)
 	}
 	for _, it := range items {
 		if harness[it.File] {

@@ -36,15 +36,12 @@ func TestLessonShapeCatchesEachBreach(t *testing.T) {
 	cases := []struct {
 		name  string
 		files map[string]string
-		list  string
 		items []ReadItem
 		want  string // "" for no failure
 	}{
 		{name: "clean", files: map[string]string{"p/run.go": lesson, "p/count.go": harness}, items: []ReadItem{{File: "p/run.go"}}},
 		{name: "81 lines", files: map[string]string{"p/run.go": "package p\n\n" + funcOf("Long", 81)}, want: "is 81 lines"},
 		{name: "80 lines", files: map[string]string{"p/run.go": "package p\n\n" + funcOf("Long", 80)}},
-		{name: "listed long", files: map[string]string{"p/run.go": "package p\n\n" + funcOf("Long", 81)}, list: "99-test/p/run.go Long\n"},
-		{name: "listed short", files: map[string]string{"p/run.go": "package p\n\n" + funcOf("Long", 80)}, list: "99-test/p/run.go Long\n", want: "no longer over"},
 		{name: "harness calls kafka", files: map[string]string{"p/count.go": strings.Replace(lesson, "package p\n", "package p\n\n// This file is the harness around Run.\n", 1)}, want: "says it is the harness, and calls franz-go"},
 		{name: "reading list names the harness", files: map[string]string{"p/count.go": harness}, items: []ReadItem{{File: "p/count.go"}}, want: "names p/count.go, which says it is the harness"},
 		{name: "test files are not lecture code", files: map[string]string{"p/run_test.go": "package p\n\n" + funcOf("TestLong", 200)}},
@@ -52,7 +49,7 @@ func TestLessonShapeCatchesEachBreach(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ft := &fakeT{}
-			checkLessonShapeWith(ft, writeLecture(t, c.files), c.items, c.list)
+			checkLessonShape(ft, writeLecture(t, c.files), c.items)
 			got := fmt.Sprint(ft.msgs)
 			if c.want == "" && ft.failed {
 				t.Fatalf("failed on a lecture of the right shape: %s", got)
