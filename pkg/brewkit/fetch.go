@@ -18,18 +18,16 @@ import (
 // is created, brokers learn of it a moment apart; a deleted topic stays unknown.
 const UnknownTopicGrace = 5 * time.Second
 
-// ConsumeErrors is the consumer option every course reader adds: kgo then
-// also returns the fetch errors it retries by itself (an unknown topic), so
-// that FetchCheck can report a topic deleted under the reader.
-func ConsumeErrors() kgo.Opt { return kgo.KeepRetryableFetchErrors() }
-
 // FetchCheck finds, in a consumer's fetches, the error its program must
 // report rather than wait on: any error Kafka will not retry (authorization,
 // authentication, a corrupt record), and a topic that stays unknown longer
 // than UnknownTopicGrace. A cancelled poll and a closed client are not errors,
 // nor are errors kgo retries by itself (a leader moving, a broker connection
-// dying under a group session that kgo then rejoins). The zero value is
-// ready to use; one FetchCheck follows one consumer.
+// dying under a group session that kgo then rejoins). A topic deleted under
+// the reader shows only when its client was built with
+// kgo.KeepRetryableFetchErrors (kgo then also returns the fetch errors it
+// retries by itself, an unknown topic among them), as every course reader's
+// is. The zero value is ready to use; one FetchCheck follows one consumer.
 type FetchCheck struct {
 	unknownSince map[string]time.Time
 	seen         map[string]bool // topics a fetch answered without an error

@@ -38,7 +38,7 @@ func ReadTo(ctx context.Context, cfg Config, topic string, from map[int32]int64,
 	}
 	cl, err := NewClient(cfg, append([]kgo.Opt{
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: start}),
-		ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	}, opts...)...)
 	if err != nil {
 		return err

@@ -60,7 +60,7 @@ func Run(ctx context.Context, cfg brewkit.Config, c Config, partitions int, look
 			kgo.ConsumerGroup(group),
 			kgo.ConsumeTopics(topic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-			brewkit.ConsumeErrors(),
+			kgo.KeepRetryableFetchErrors(),
 			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { st.assign(i, m[topic], true) }),
 			kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { st.assign(i, m[topic], false) }),
 			kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { st.assign(i, m[topic], false) }),

@@ -197,7 +197,7 @@ func newConsumer(cfg brewkit.Config, c Config) (*kgo.Client, error) {
 		kgo.ConsumeTopics(c.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.AutoCommitMarks(), // commit only what was processed
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 		kgo.AutoCommitInterval(time.Second),
 	)
 }

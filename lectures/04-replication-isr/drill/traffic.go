@@ -185,7 +185,7 @@ type consumer struct {
 func startConsumer(ctx context.Context, cfg brewkit.Config, topic string, from kadm.ListedOffsets, run string, t *tally, fail func(error)) (*consumer, error) {
 	offsets := map[int32]kgo.Offset{}
 	from.Each(func(o kadm.ListedOffset) { offsets[o.Partition] = kgo.NewOffset().At(o.Offset) })
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}), brewkit.ConsumeErrors())
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return nil, err
 	}

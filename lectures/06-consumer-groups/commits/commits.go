@@ -110,7 +110,7 @@ func (c Consumer) Run(ctx context.Context, cfg brewkit.Config, report func(Step)
 		kgo.ConsumerGroup(c.Group),
 		kgo.ConsumeTopics(c.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	)
 	switch c.Style {
 	case Auto:

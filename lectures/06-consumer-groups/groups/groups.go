@@ -141,7 +141,7 @@ func (m Member) Run(ctx context.Context, cfg brewkit.Config, emit func(Event)) e
 		// No rebalance while a poll's records are processed: a partition is
 		// revoked only between polls, after its records are done and marked.
 		kgo.BlockRebalanceOnPoll(),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, p map[string][]int32) { event("assigned", p) }),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, c *kgo.Client, p map[string][]int32) {
 			event("revoked", p)

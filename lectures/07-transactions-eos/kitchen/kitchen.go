@@ -170,7 +170,7 @@ func (k *kitchen) consumerOpts() []kgo.Opt {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), // orders may come from transactions too
 		kgo.FetchMaxWait(fetchMaxWait),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 		kgo.WithHooks(hooks{k}),
 	}
 }

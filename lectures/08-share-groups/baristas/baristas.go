@@ -168,7 +168,7 @@ func consume(ctx context.Context, cfg brewkit.Config, c Config, group, topic str
 		})
 	}
 	cl, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(), brewkit.ConsumeErrors())
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return err
 	}

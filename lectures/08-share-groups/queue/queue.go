@@ -30,7 +30,7 @@ func ShareOpts(group, topic string, max int32) []kgo.Opt {
 		kgo.ConsumeTopics(topic),
 		kgo.ShareMaxRecords(max),
 		kgo.ShareMaxRecordsStrict(),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	}
 }
 

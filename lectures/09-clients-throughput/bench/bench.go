@@ -128,7 +128,7 @@ func endToEnd(ctx context.Context, cfg brewkit.Config, c Config, adm *kadm.Clien
 		return ph, err
 	}
 	cons, err := brewkit.NewClient(cfg, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(100*time.Millisecond), brewkit.ConsumeErrors())
+		kgo.FetchMaxWait(100*time.Millisecond), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return ph, err
 	}
@@ -299,7 +299,7 @@ func consume(ctx context.Context, cfg brewkit.Config, c Config, topic string) (p
 		if parts == nil {
 			continue // more consumers than partitions: this one idles
 		}
-		cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}), brewkit.ConsumeErrors())
+		cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}), kgo.KeepRetryableFetchErrors())
 		if err != nil {
 			return ph, err
 		}

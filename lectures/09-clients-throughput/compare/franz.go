@@ -68,7 +68,7 @@ func (Franz) Consume(ctx context.Context, cfg brewkit.Config, topic string, w pe
 	cl, err := brewkit.NewClient(cfg,
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	)
 	if err != nil {
 		return perf.Phase{}, err

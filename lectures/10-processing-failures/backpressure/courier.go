@@ -145,7 +145,7 @@ type run struct {
 	c     *Courier
 	cl    *kgo.Client
 	marks *ordered.Marks // per partition, what is taken and what is booked
-	q     *fifo  // the local queue between the loop and the workers
+	q     *fifo          // the local queue between the loop and the workers
 	tell  func(Report)
 
 	stopping, paused           atomic.Bool
@@ -162,7 +162,7 @@ type run struct {
 func (r *run) opts() []kgo.Opt {
 	opts := []kgo.Opt{
 		kgo.ConsumerGroup(r.c.Group), kgo.ConsumeTopics(r.c.Topic),
-		kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
+		kgo.DisableAutoCommit(), kgo.KeepRetryableFetchErrors(),
 		kgo.OnPartitionsAssigned(r.assign),
 		kgo.OnPartitionsRevoked(r.handBack),
 		kgo.OnPartitionsLost(r.handBack),

@@ -86,7 +86,7 @@ func runOne(ctx context.Context, cfg brewkit.Config, o Options, keyed bool) (Row
 	p.Timeout = o.Timeout
 	booker := courier.Booker{Partner: &p, Idempotent: keyed}
 
-	consumer, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(b.Group()), kgo.ConsumeTopics(o.Topic), brewkit.ConsumeErrors())
+	consumer, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(b.Group()), kgo.ConsumeTopics(o.Topic), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return row, err
 	}

@@ -197,7 +197,7 @@ func (r *run) lag(ctx context.Context) int64 {
 func courierLoop(ctx context.Context, cfg brewkit.Config, o Options, group string,
 	t *tally, stuck *atomic.Pointer[stuckOn], revoked *atomic.Int64) (Crash, error) {
 	cl, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(group), kgo.ConsumeTopics(o.Topic),
-		kgo.DisableAutoCommit(), brewkit.ConsumeErrors(),
+		kgo.DisableAutoCommit(), kgo.KeepRetryableFetchErrors(),
 		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
 			for _, ps := range lost {
 				revoked.Add(int64(len(ps)))

@@ -328,7 +328,7 @@ func (r *runner) opts() []kgo.Opt {
 		kgo.OnPartitionsRevoked(r.revoked),
 		kgo.OnPartitionsLost(r.lost),
 		kgo.OnPartitionsAssigned(r.assigned),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	}
 	if r.c.SessionTimeout > 0 {
 		opts = append(opts, kgo.SessionTimeout(r.c.SessionTimeout))

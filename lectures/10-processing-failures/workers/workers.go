@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options, m Mode) (Row, error
 	}
 	book := func(ctx context.Context, r *kgo.Record) error { return bookEvent(ctx, o.Partner, r) }
 	consumer, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(b.Group()), kgo.ConsumeTopics(o.Topic),
-		kgo.DisableAutoCommit(), brewkit.ConsumeErrors())
+		kgo.DisableAutoCommit(), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return row, err
 	}

@@ -95,7 +95,7 @@ func Cook(ctx context.Context, cfg brewkit.Config, k Kitchen) error {
 		kgo.ConsumerGroup(k.Group), kgo.ConsumeTopics(k.Topic),
 		kgo.InstanceID("kitchen-1"), // static: a restarted kitchen takes its place at once, no session timeout to wait
 		kgo.SessionTimeout(6*time.Second), kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), brewkit.ConsumeErrors())
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return err
 	}

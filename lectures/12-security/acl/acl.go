@@ -312,7 +312,7 @@ func Consume(ctx context.Context, cfg brewkit.Config, group, topic string, want 
 	// sooner (kfake holds a fetch whose only answer is an error for the
 	// whole wait; Kafka answers it at once).
 	cl, err := brewkit.NewClient(cfg, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
-		kgo.DisableAutoCommit(), brewkit.ConsumeErrors(), kgo.FetchMaxWait(500*time.Millisecond))
+		kgo.DisableAutoCommit(), kgo.KeepRetryableFetchErrors(), kgo.FetchMaxWait(500*time.Millisecond))
 	if err != nil {
 		return err
 	}

@@ -342,7 +342,7 @@ const ReadWait = 10 * time.Second
 // read consumes topic from its start until the first record or error; it
 // returns the error Kafka gave (nil: the read worked).
 func read(ctx context.Context, cfg brewkit.Config, topic string) (error, error) {
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), brewkit.ConsumeErrors())
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return nil, err
 	}

@@ -240,7 +240,7 @@ type Kitchen struct {
 // for cfg's bound) stops it, unless rideOut: then it keeps polling, as a
 // service does through a node's outage, and only LastErr tells.
 func StartKitchen(ctx context.Context, cfg brewkit.Config, m *Metrics, topic, group string, cook time.Duration, rideOut bool) (*Kitchen, error) {
-	cl, err := brewkit.NewClient(cfg, kgo.ClientID("brew-kitchen"), m.hooks(), brewkit.ConsumeErrors(),
+	cl, err := brewkit.NewClient(cfg, kgo.ClientID("brew-kitchen"), m.hooks(), kgo.KeepRetryableFetchErrors(),
 		kgo.ConsumeTopics(topic), kgo.ConsumerGroup(group),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.AutoCommitMarks(), kgo.AutoCommitInterval(time.Second),

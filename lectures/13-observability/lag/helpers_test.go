@@ -56,7 +56,7 @@ func member(t *testing.T, env *brewtest.Env, group, topic, protocol string, tota
 	t.Cleanup(func() { adm.DeleteGroup(context.Background(), group) }) //nolint:errcheck // best effort, once the member has left
 	opts := append([]kgo.Opt{
 		kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), brewkit.ConsumeErrors(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepRetryableFetchErrors(),
 	}, protocols[protocol]...)
 	cl := env.Client(t, opts...)
 	var check brewkit.FetchCheck

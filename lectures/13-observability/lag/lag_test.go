@@ -297,7 +297,7 @@ func shareGroup(t *testing.T, env *brewtest.Env) (topic, group string, stamps []
 	stamps = produced(t, env, topic, []int{6}, time.Now().Add(-5*time.Minute))
 
 	sc, err := brewkit.NewClient(env.Config, kgo.ShareGroup(group), kgo.ConsumeTopics(topic),
-		kgo.ShareMaxRecords(2), kgo.ShareMaxRecordsStrict(), brewkit.ConsumeErrors())
+		kgo.ShareMaxRecords(2), kgo.ShareMaxRecordsStrict(), kgo.KeepRetryableFetchErrors())
 	require.NoError(t, err)
 	var check brewkit.FetchCheck
 	for taken == 0 {

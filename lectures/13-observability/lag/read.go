@@ -116,7 +116,7 @@ func readRound(ctx context.Context, cfg brewkit.Config, round map[tp]int64, ends
 		kgo.KeepControlRecords(), // a transaction marker is no record to wait for
 		kgo.FetchMaxPartitionBytes(ReadMaxBytes),
 		kgo.FetchMaxWait(500*time.Millisecond),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	)
 	if err != nil {
 		for t := range round {

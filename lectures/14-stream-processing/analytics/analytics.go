@@ -174,7 +174,7 @@ func (a *app) consumerOpts() []kgo.Opt {
 		kgo.OnPartitionsRevoked(forget),
 		kgo.OnPartitionsLost(forget),
 		kgo.WithHooks(fetchHook{a}),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	}
 }
 

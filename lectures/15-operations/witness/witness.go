@@ -92,7 +92,7 @@ func Start(ctx context.Context, cfg brewkit.Config, topic string, rate int) (*Wi
 	if w.cons, err = brewkit.NewClient(cfg,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
 		kgo.FetchMaxWait(500*time.Millisecond),
-		brewkit.ConsumeErrors(),
+		kgo.KeepRetryableFetchErrors(),
 	); err != nil {
 		w.prod.Close()
 		return nil, err

@@ -46,7 +46,7 @@ func TimeLag(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, group, t
 	if len(from) == 0 {
 		return lags, nil
 	}
-	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}), brewkit.ConsumeErrors())
+	cl, err := brewkit.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		return nil, err
 	}

@@ -212,7 +212,7 @@ type kitchen struct {
 
 func (k *kitchen) start() {
 	cl, err := brewkit.NewClient(k.g.env.Config, kgo.ConsumerGroup(k.group), kgo.ConsumeTopics(k.topic),
-		kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), brewkit.ConsumeErrors())
+		kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepRetryableFetchErrors())
 	if err != nil {
 		k.g.t.Fatal(err)
 	}
