@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/brew-course/kafka/lectures/13-observability/drill"
+	"github.com/brew-course/kafka/lectures/13-observability/firedrill"
 )
 
 // The picture's size.
@@ -32,11 +32,11 @@ var (
 )
 
 // Draw writes rep's lag over the drill as a PNG to w.
-func Draw(w io.Writer, rep *drill.Report) error {
+func Draw(w io.Writer, rep *firedrill.Report) error {
 	if len(rep.Lag) < 2 {
 		return fmt.Errorf("the report has %d lag samples, want at least 2: save a whole drill (fire-drill -save FILE)", len(rep.Lag))
 	}
-	at := func(p drill.Point) float64 { return p.At.Sub(rep.Started).Seconds() }
+	at := func(p firedrill.Point) float64 { return p.At.Sub(rep.Started).Seconds() }
 	p := plot.New()
 	p.Title.Text = "Fire drill: the kitchen's lag (records) and when each alert fired"
 	p.X.Label.Text = "seconds since the drill began"
@@ -74,7 +74,7 @@ func Draw(w io.Writer, rep *drill.Report) error {
 
 // addSteps marks each step's fault and fix with a dashed line, and each
 // alert that fired with a dot and its name.
-func addSteps(p *plot.Plot, rep *drill.Report) error {
+func addSteps(p *plot.Plot, rep *firedrill.Report) error {
 	var fired plotter.XYs
 	var labels []string
 	for i, s := range rep.Steps {

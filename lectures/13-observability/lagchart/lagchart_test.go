@@ -6,26 +6,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brew-course/kafka/lectures/13-observability/drill"
+	"github.com/brew-course/kafka/lectures/13-observability/firedrill"
 )
 
 // A drill's report draws as a PNG of the picture's size; a report without
 // lag samples is refused with what to do.
 func TestDrawsADrill(t *testing.T) {
 	start := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	rep := &drill.Report{Started: start}
+	rep := &firedrill.Report{Started: start}
 	for i := range 60 {
 		lag := 2.0
 		if i >= 10 && i < 20 {
 			lag = float64(i-9) * 100
 		}
-		rep.Lag = append(rep.Lag, drill.Point{At: start.Add(time.Duration(i) * 5 * time.Second), Value: lag})
+		rep.Lag = append(rep.Lag, firedrill.Point{At: start.Add(time.Duration(i) * 5 * time.Second), Value: lag})
 	}
-	rep.Steps = []drill.StepResult{{
-		Step:    drill.Steps("g")[0],
+	rep.Steps = []firedrill.StepResult{{
+		Step:    firedrill.Steps("g")[0],
 		FaultAt: start.Add(50 * time.Second),
 		FixAt:   start.Add(100 * time.Second),
-		Timings: []drill.Timing{{Expect: drill.Expect{Alert: "BrewGroupNoMembers"}, Firing: 20 * time.Second}},
+		Timings: []firedrill.Timing{{Expect: firedrill.Expect{Alert: "BrewGroupNoMembers"}, Firing: 20 * time.Second}},
 	}}
 	var buf bytes.Buffer
 	if err := Draw(&buf, rep); err != nil {
@@ -38,7 +38,7 @@ func TestDrawsADrill(t *testing.T) {
 	if b := img.Bounds(); b.Dx() < 500 || b.Dy() < 250 {
 		t.Errorf("the picture is %dx%d", b.Dx(), b.Dy())
 	}
-	if err := Draw(&buf, &drill.Report{}); err == nil {
+	if err := Draw(&buf, &firedrill.Report{}); err == nil {
 		t.Error("a report without lag samples drew")
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brew-course/kafka/lectures/13-observability/drill"
+	"github.com/brew-course/kafka/lectures/13-observability/firedrill"
 	"github.com/brew-course/kafka/lectures/13-observability/kitchen"
 	"github.com/brew-course/kafka/lectures/13-observability/lag"
 	"github.com/brew-course/kafka/pkg/brewkit"
@@ -23,8 +23,8 @@ import (
 )
 
 func main() {
-	o := drill.Defaults
-	steps := flag.String("steps", strings.Join(drill.StepNames, ","), "the steps to run, comma-separated, in this order: "+strings.Join(drill.StepNames, ", "))
+	o := firedrill.Defaults
+	steps := flag.String("steps", strings.Join(firedrill.StepNames, ","), "the steps to run, comma-separated, in this order: "+strings.Join(firedrill.StepNames, ", "))
 	flag.StringVar(&o.Prometheus, "prometheus", o.Prometheus, "Prometheus' address")
 	flag.IntVar(&o.Rate, "rate", o.Rate, "orders a second the till places")
 	flag.DurationVar(&o.Healthy, "healthy", o.Healthy, "healthy traffic before the first fault, in which no alert may fire (BrewGroupLagGrowing needs a minute of history)")
@@ -47,7 +47,7 @@ Takes about 5 minutes.
 	o.Steps = strings.Split(*steps, ",")
 	var fc brewkit.FlagCheck
 	for _, s := range o.Steps {
-		fc.Require(contains(drill.StepNames, s), "steps", *steps, "names steps of "+strings.Join(drill.StepNames, ", "))
+		fc.Require(contains(firedrill.StepNames, s), "steps", *steps, "names steps of "+strings.Join(firedrill.StepNames, ", "))
 	}
 	fc.Require(strings.HasPrefix(o.Prometheus, "http://") || strings.HasPrefix(o.Prometheus, "https://"), "prometheus", o.Prometheus, "must be an http:// or https:// URL")
 	fc.Require(o.Rate >= 1 && o.Rate <= 500, "rate", o.Rate, "must be 1 to 500 orders a second")
@@ -63,13 +63,13 @@ Takes about 5 minutes.
 	})
 }
 
-func run(ctx context.Context, cfg brewkit.Config, o drill.Options, save string) error {
+func run(ctx context.Context, cfg brewkit.Config, o firedrill.Options, save string) error {
 	s, err := stand.FindRunning("the fire drill stops, freezes and starts nodes")
 	if err != nil {
 		return err
 	}
 	o.Progress = func(line string) { fmt.Fprintln(os.Stderr, "fire-drill:", line) }
-	rep, err := drill.Run(ctx, cfg, s, drill.Serve, o)
+	rep, err := firedrill.Run(ctx, cfg, s, firedrill.Serve, o)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func run(ctx context.Context, cfg brewkit.Config, o drill.Options, save string) 
 		}
 	}
 	fmt.Println()
-	drill.Print(os.Stdout, rep)
+	firedrill.Print(os.Stdout, rep)
 	return nil
 }
 

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/brew-course/kafka/lectures/13-observability/drill"
+	"github.com/brew-course/kafka/lectures/13-observability/firedrill"
 	"github.com/brew-course/kafka/lectures/13-observability/lagchart"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -40,7 +40,7 @@ func draw(in, out string) error {
 	if err != nil {
 		return fmt.Errorf("%w (fire-drill -save %s writes it)", err, in)
 	}
-	var rep drill.Report
+	var rep firedrill.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return fmt.Errorf("reading %s: %w", in, err)
 	}

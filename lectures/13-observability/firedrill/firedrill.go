@@ -5,7 +5,7 @@
 // every alert the step expects fires, the fix, and the wait until they
 // resolve. The timeline is read from Prometheus' own API: pending, firing
 // and gone, in seconds from the fault and from the fix.
-package drill
+package firedrill
 
 import (
 	"context"
