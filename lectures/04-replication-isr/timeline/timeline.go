@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/brew-course/kafka/lectures/04-replication-isr/drill"
+	"github.com/brew-course/kafka/lectures/04-replication-isr/failover"
 )
 
 // The picture's size.
@@ -38,7 +38,7 @@ var (
 var Nodes = []int32{1, 2, 3}
 
 // Draw writes rep's timeline as a PNG to w.
-func Draw(w io.Writer, rep drill.Report) error {
+func Draw(w io.Writer, rep failover.Report) error {
 	if len(rep.Timeline) < 2 {
 		return fmt.Errorf("the report has %d timeline samples, want at least 2: run the drill with this version of failover", len(rep.Timeline))
 	}
@@ -67,7 +67,7 @@ func Draw(w io.Writer, rep drill.Report) error {
 
 // replicas is the upper panel: one row per node, a thick line while the
 // node is in the ISR, orange while it leads.
-func replicas(rep drill.Report, end float64) (*plot.Plot, error) {
+func replicas(rep failover.Report, end float64) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Failover drill, partition %d: leader, ISR and acknowledged writes", rep.Partition)
 	p.X.Min, p.X.Max = 0, end
@@ -111,7 +111,7 @@ func replicas(rep drill.Report, end float64) (*plot.Plot, error) {
 }
 
 // acks is the lower panel: acknowledged acks=all orders per second.
-func acks(rep drill.Report, end float64) (*plot.Plot, error) {
+func acks(rep failover.Report, end float64) (*plot.Plot, error) {
 	p := plot.New()
 	p.X.Min, p.X.Max = 0, end
 	p.X.Tick.Marker = every5s
@@ -144,7 +144,7 @@ type segment struct {
 
 // segments returns the stretches in which node n is in the ISR; each sample
 // holds until the next one.
-func segments(samples []drill.Sample, n int32) []segment {
+func segments(samples []failover.Sample, n int32) []segment {
 	var out []segment
 	for i := 0; i+1 < len(samples); i++ {
 		s := samples[i]
@@ -163,7 +163,7 @@ func segments(samples []drill.Sample, n int32) []segment {
 
 // Rates turns the samples' running count of acknowledged orders into
 // orders per second, one point per sample interval, at its midpoint.
-func Rates(samples []drill.Sample) plotter.XYs {
+func Rates(samples []failover.Sample) plotter.XYs {
 	var xys plotter.XYs
 	for i := 1; i < len(samples); i++ {
 		a, b := samples[i-1], samples[i]
@@ -179,7 +179,7 @@ func Rates(samples []drill.Sample) plotter.XYs {
 // events draws a dashed line at each event; with labelled, its name too,
 // staggered over three heights above the nodes so that close events stay
 // readable.
-func events(p *plot.Plot, evs []drill.Event, labelled bool) error {
+func events(p *plot.Plot, evs []failover.Event, labelled bool) error {
 	var xyl plotter.XYLabels
 	for i, e := range evs {
 		x := secs(e.At)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/brew-course/kafka/lectures/04-replication-isr/drill"
+	"github.com/brew-course/kafka/lectures/04-replication-isr/failover"
 	"github.com/brew-course/kafka/lectures/04-replication-isr/timeline"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestDrawsTheMeasuredDrill(t *testing.T) {
 	b, err := os.ReadFile("../results/drill.json")
 	require.NoError(t, err)
-	var rep drill.Report
+	var rep failover.Report
 	require.NoError(t, json.Unmarshal(b, &rep))
 	require.NotEmpty(t, rep.Timeline)
 	var out bytes.Buffer
@@ -34,14 +34,14 @@ func TestDrawsTheMeasuredDrill(t *testing.T) {
 // empty picture.
 func TestNoTimelineIsAnError(t *testing.T) {
 	var out bytes.Buffer
-	err := timeline.Draw(&out, drill.Report{Timeline: []drill.Sample{{}}})
+	err := timeline.Draw(&out, failover.Report{Timeline: []failover.Sample{{}}})
 	require.ErrorContains(t, err, "1 timeline samples")
 	require.Zero(t, out.Len())
 }
 
 // Acknowledged orders per second come from the running count between samples.
 func TestRates(t *testing.T) {
-	xys := timeline.Rates([]drill.Sample{
+	xys := timeline.Rates([]failover.Sample{
 		{At: 0, Acked: 0},
 		{At: 500 * time.Millisecond, Acked: 100},
 		{At: time.Second, Acked: 100},

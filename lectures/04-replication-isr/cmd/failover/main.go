@@ -14,11 +14,11 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
 
-	"github.com/brew-course/kafka/lectures/04-replication-isr/drill"
+	"github.com/brew-course/kafka/lectures/04-replication-isr/failover"
 )
 
 func main() {
-	c := drill.Defaults
+	c := failover.Defaults
 	flag.StringVar(&c.Topic, "topic", c.Topic, "topic to drill (created if missing)")
 	p := flag.Int("partition", int(c.Partition), "partition whose leader is stopped")
 	flag.IntVar(&c.Rate, "rate", c.Rate, "orders per second")
@@ -48,13 +48,13 @@ func main() {
 	})
 }
 
-func run(ctx context.Context, cfg brewkit.Config, c drill.Config, asJSON bool, save string) error {
+func run(ctx context.Context, cfg brewkit.Config, c failover.Config, asJSON bool, save string) error {
 	s, err := stand.FindRunning("the drill stops and starts nodes")
 	if err != nil {
 		return err
 	}
 	say := func(line string) { fmt.Fprintln(os.Stderr, line) }
-	rep, err := drill.Run(ctx, c, cfg, s, say)
+	rep, err := failover.Run(ctx, c, cfg, s, say)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/04-replication-isr/drill"
+	"github.com/brew-course/kafka/lectures/04-replication-isr/failover"
 	"github.com/brew-course/kafka/lectures/04-replication-isr/timeline"
 )
 
@@ -40,7 +40,7 @@ func run(in, out string) error {
 	if err != nil {
 		return fmt.Errorf("%w (`make timeline` runs the drill and writes it)", err)
 	}
-	var rep drill.Report
+	var rep failover.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/07-transactions-eos/drill"
+	"github.com/brew-course/kafka/lectures/07-transactions-eos/crashdrill"
 	"github.com/brew-course/kafka/lectures/07-transactions-eos/kitchen"
 )
 
@@ -23,7 +23,7 @@ func main() {
 		runKitchen(os.Args[2:])
 		return
 	}
-	c := drill.Defaults
+	c := crashdrill.Defaults
 	flag.IntVar(&c.Orders, "orders", c.Orders, "orders to cook")
 	flag.IntVar(&c.Crashes, "crashes", c.Crashes, "how many times the kitchen is killed")
 	flag.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the crash points")
@@ -51,7 +51,7 @@ func main() {
 		progress = io.Discard
 	}
 	brewkit.Main("crash-drill", func(ctx context.Context, cfg brewkit.Config) error {
-		res, err := drill.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
+		res, err := crashdrill.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
 		if err != nil {
 			return err
 		}

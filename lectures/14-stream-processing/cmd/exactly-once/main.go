@@ -16,7 +16,7 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 
 	"github.com/brew-course/kafka/lectures/14-stream-processing/analytics"
-	"github.com/brew-course/kafka/lectures/14-stream-processing/drill"
+	"github.com/brew-course/kafka/lectures/14-stream-processing/exactlyonce"
 )
 
 func main() {
@@ -24,7 +24,7 @@ func main() {
 		analytics.Main("analytics", os.Args[2:])
 		return
 	}
-	c := drill.Defaults
+	c := exactlyonce.Defaults
 	flag.IntVar(&c.Plan.Orders, "orders", c.Plan.Orders, "orders the till writes")
 	flag.IntVar(&c.Crashes, "crashes", c.Crashes, "how many times the service is killed")
 	flag.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the crash points")
@@ -61,7 +61,7 @@ changelog with a batch recount of the orders.
 		progress = io.Discard
 	}
 	brewkit.Main("exactly-once", func(ctx context.Context, cfg brewkit.Config) error {
-		res, err := drill.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
+		res, err := exactlyonce.Run(ctx, cfg, c, func(s string) { fmt.Fprintln(progress, s) })
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@
 // source (how many orders in, which stage of the batch); after each crash it
 // is started again, and a last run finishes the orders. Then every order must
 // have been cooked exactly once.
-package drill
+package crashdrill
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package drill
+package failover
 
 import "testing"
 

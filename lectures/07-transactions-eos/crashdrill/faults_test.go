@@ -1,4 +1,4 @@
-package drill_test
+package crashdrill_test
 
 import (
 	"context"

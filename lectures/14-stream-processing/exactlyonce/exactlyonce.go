@@ -6,7 +6,7 @@
 // deleted, so it rebuilds from the changelog. A last run finishes the
 // orders. Then the changelog's windows are compared with the recount: equal
 // with exactly-once, not without.
-package drill
+package exactlyonce
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package drill_test
+package exactlyonce_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 
 	"github.com/brew-course/kafka/lectures/14-stream-processing/analytics"
-	"github.com/brew-course/kafka/lectures/14-stream-processing/drill"
+	"github.com/brew-course/kafka/lectures/14-stream-processing/exactlyonce"
 )
 
 // The service, a process of its own, is killed with SIGKILL at ten seeded
@@ -21,13 +21,13 @@ import (
 // count some batches twice.
 func TestExactlyOnceReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
-	c := drill.Defaults
+	c := exactlyonce.Defaults
 	c.Service = []string{brewtest.BuildCmdAt(t, "../cmd/analytics")}
 	c.Dir = t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 
-	eos, err := drill.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
+	eos, err := exactlyonce.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
 	require.NoError(t, err)
 	died := map[analytics.Stage]int{}
 	for _, p := range eos.Points {
@@ -43,7 +43,7 @@ func TestExactlyOnceReadme(t *testing.T) {
 	brewtest.MatchesReadme(t, "../README.md", "exactly-once", b.String())
 
 	c.EOS = false
-	plain, err := drill.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
+	plain, err := exactlyonce.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
 	require.NoError(t, err)
 	t.Logf("no-eos: judged %d of %d, %d windows differ, %+d cents", plain.Counted, plain.Written.Orders, plain.Differ, plain.Extra)
 	require.Greater(t, plain.Counted, plain.Written.Orders, "without transactions a crash between the writes and the commit judges a batch twice")

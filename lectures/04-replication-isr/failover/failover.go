@@ -2,7 +2,7 @@
 // orders with acks=all while a consumer reads them, stops the leader of one
 // partition, optionally stops a second node, starts everything again, and
 // counts what was sent, acknowledged, read, lost and duplicated.
-package drill
+package failover
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package drill_test
+package crashdrill_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 
-	"github.com/brew-course/kafka/lectures/07-transactions-eos/drill"
+	"github.com/brew-course/kafka/lectures/07-transactions-eos/crashdrill"
 	"github.com/brew-course/kafka/lectures/07-transactions-eos/kitchen"
 )
 
@@ -21,12 +21,12 @@ import (
 // twice.
 func TestCrashDrillReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
-	c := drill.Defaults
+	c := crashdrill.Defaults
 	c.Kitchen = []string{brewtest.BuildCmdAt(t, "../cmd/kitchen")}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
-	eos, err := drill.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
+	eos, err := crashdrill.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
 	require.NoError(t, err)
 	died := map[kitchen.Stage]int{}
 	for _, p := range eos.Points {
@@ -48,7 +48,7 @@ func TestCrashDrillReadme(t *testing.T) {
 	brewtest.MatchesReadme(t, "../README.md", "crash-drill", b.String())
 
 	c.NoEOS = true
-	plain, err := drill.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
+	plain, err := crashdrill.Run(ctx, env.Config, c, func(s string) { t.Log(s) })
 	require.NoError(t, err)
 	t.Logf("no-eos: %+v", plain.Report)
 	require.Equal(t, c.Orders, plain.Report.Orders)

@@ -1,4 +1,4 @@
-package drill_test
+package failover_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 
-	"github.com/brew-course/kafka/lectures/04-replication-isr/drill"
+	"github.com/brew-course/kafka/lectures/04-replication-isr/failover"
 )
 
 // The drill's promise on whichever cluster the tier gives: nothing
@@ -25,7 +25,7 @@ import (
 func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 	env := brewtest.Cluster(t)
 	nodes := env.NodeControl(t) // before the topic: it may wait for the stand lock
-	c := drill.Defaults
+	c := failover.Defaults
 	c.Topic = env.FreshTopic(t, "drill", 6)
 	c.Second = true
 	c.Steady = 2 * time.Second
@@ -34,7 +34,7 @@ func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := drill.Run(ctx, c, env.Config, nodes, func(line string) { t.Log(line) })
+	rep, err := failover.Run(ctx, c, env.Config, nodes, func(line string) { t.Log(line) })
 	require.NoError(t, err)
 
 	require.Greater(t, rep.Acked, int64(100), "the drill should have produced a steady stream")
@@ -80,7 +80,7 @@ func TestDrillLosesAndDuplicatesNothingAcknowledgedReadmeAlone(t *testing.T) {
 // drill did: the stopped leader leads before its stop and never after, the
 // ISR is down to one replica while the second node is stopped, no order is
 // acknowledged while the producer is paused, and the ISR ends full.
-func checkTimeline(t *testing.T, rep drill.Report) {
+func checkTimeline(t *testing.T, rep failover.Report) {
 	t.Helper()
 	require.NotEmpty(t, rep.Timeline)
 	at := func(prefix string) time.Duration {
@@ -122,14 +122,14 @@ func checkTimeline(t *testing.T, rep drill.Report) {
 // instead of reporting every order as lost.
 func TestDrillReportsFetchErrorsAlone(t *testing.T) {
 	env := brewtest.Sim(t)
-	c := drill.Defaults
+	c := failover.Defaults
 	c.Topic = env.FreshTopic(t, "drill", 6)
 	env.Sim.FailFetches(kerr.TopicAuthorizationFailed)
 	c.Steady = 500 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
-	_, err := drill.Run(ctx, c, env.Config, env.NodeControl(t), func(line string) { t.Log(line) })
+	_, err := failover.Run(ctx, c, env.Config, env.NodeControl(t), func(line string) { t.Log(line) })
 	require.ErrorContains(t, err, "TOPIC_AUTHORIZATION_FAILED")
 	require.ErrorContains(t, err, "nothing can be counted")
 	require.Less(t, time.Since(start), 20*time.Second)
