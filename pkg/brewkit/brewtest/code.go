@@ -221,20 +221,7 @@ func declared(path string) (map[string]bool, error) {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			name := d.Name.Name
-			if d.Recv != nil && len(d.Recv.List) == 1 {
-				t := d.Recv.List[0].Type
-				if s, ok := t.(*ast.StarExpr); ok {
-					t = s.X
-				}
-				if g, ok := t.(*ast.IndexExpr); ok {
-					t = g.X
-				}
-				if id, ok := t.(*ast.Ident); ok {
-					name = id.Name + "." + name
-				}
-			}
-			names[name] = true
+			names[funcName(d)] = true
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
 				switch s := s.(type) {
