@@ -218,7 +218,13 @@ func TestMeasure(t *testing.T) {
 		require.Regexp(t, regexp.MustCompile(want), out.String())
 	}
 
-	td, err := env.Admin(t).ListTopics(ctx, r.Topic)
-	require.NoError(t, err)
-	require.False(t, td.Has(r.Topic), "the measured topic is deleted: %v", td.Names())
+	// A deletion reaches each broker's metadata in its own time: the broker
+	// asked may still list the topic for a moment after DeleteTopics answered.
+	var listed []string
+	err = brewkit.WaitFor(ctx, 10*time.Second, 100*time.Millisecond, func() bool {
+		td, err := env.Admin(t).ListTopics(ctx, r.Topic)
+		listed = td.Names()
+		return err == nil && !td.Has(r.Topic)
+	})
+	require.NoError(t, err, "the measured topic is deleted: still listed %v", listed)
 }

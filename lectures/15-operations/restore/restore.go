@@ -7,6 +7,7 @@ package restore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -148,11 +149,18 @@ func (r *run) moveOffFour(ctx context.Context, td kadm.TopicDetails) error {
 		return nil
 	}
 	resp, err := r.adm.AlterPartitionAssignments(ctx, move)
-	if err == nil {
-		err = resp.Error()
-	}
 	if err != nil {
 		return fmt.Errorf("moving partitions off node 4: %w", err)
+	}
+	for _, p := range resp.Sorted() {
+		switch {
+		case errors.Is(p.Err, kerr.UnknownTopicOrPartition):
+			// Deleted since the listing (the run Ctrl-C stopped deletes
+			// its topic on the way out): nothing left to move.
+			r.d.Moved--
+		case p.Err != nil:
+			return fmt.Errorf("moving %s-%d off node 4: %w", p.Topic, p.Partition, p.Err)
+		}
 	}
 	if err := brewkit.WaitFor(ctx, 3*time.Minute, 500*time.Millisecond, func() bool {
 		left, err := scaleout.Reassigning(ctx, r.cl)
