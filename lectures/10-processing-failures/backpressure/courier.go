@@ -104,6 +104,10 @@ func (c *Courier) Run(ctx context.Context, cfg brewkit.Config) error {
 	}
 	stopSampling := r.sampleEvery(c.SampleEvery)
 	defer stopSampling()
+	// The stop begins with the signal (ctx's end), not when the loop sees
+	// it: what the workers book from then on is the drain.
+	signalled := context.AfterFunc(ctx, func() { r.stopping.Store(true) })
+	defer signalled()
 
 	loopErr := r.loop(ctx)
 

@@ -228,6 +228,7 @@ func TestRetryTopicsReadme(t *testing.T) {
 	res := run(t, env, retry.Defaults, listen(t))
 	var b strings.Builder
 	res.Print(&b)
+	t.Log("\n" + b.String())
 	brewtest.MatchesReadme(t, "../README.md", "retry-topics", b.String())
 }
 
@@ -239,5 +240,6 @@ func TestRetryTopicsParkReadme(t *testing.T) {
 	res := run(t, env, d, listen(t))
 	var b strings.Builder
 	res.Print(&b)
+	t.Log("\n" + b.String())
 	brewtest.MatchesReadme(t, "../README.md", "retry-topics-park", b.String())
 }

@@ -132,8 +132,13 @@ func runSignal(ctx context.Context, cfg brewkit.Config, cl *kgo.Client, adm *kad
 	if err := first.WaitAssigned(ctx, 30*time.Second); err != nil {
 		return r.row, err
 	}
-	if err := waitFor(ctx, first, time.Minute, func() bool { return first.Last().Booked >= int64(o.StopAfter) }); err != nil {
-		return r.row, fmt.Errorf("waiting for %d bookings: %w", o.StopAfter, err)
+	// The signal comes in the middle of the batch, with orders queued: what
+	// a graceful stop does with them is the lesson. (A CI run whose machine
+	// stalled the courier's loop sent it with the queue empty, and the
+	// stop had nothing to book.)
+	holding := func() bool { l := first.Last(); return l.Booked >= int64(o.StopAfter) && l.Queue > 0 }
+	if err := waitFor(ctx, first, time.Minute, holding); err != nil {
+		return r.row, fmt.Errorf("waiting for %d bookings with orders queued: %w", o.StopAfter, err)
 	}
 	atSignal := first.Last().Booked
 	if err := r.signal(first, sig); err != nil {

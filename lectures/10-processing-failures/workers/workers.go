@@ -72,6 +72,13 @@ type Row struct {
 	Speedup     float64 // against Plain
 	OutOfOrder  int     // events of an order booked before an earlier event of it
 	Uncommitted int64   // the group's lag once the mode ended: 0, every booked record committed
+
+	// Partition mode only: how many polls it booked from, and Critical, the
+	// longest partition of each poll summed. A poll's goroutines wait for
+	// its longest partition, so the mode books no faster than Critical
+	// bookings one after another, and which partitions a poll brings is
+	// whichever fetch responses had arrived.
+	Polls, Critical int
 }
 
 // Table runs every mode on a batch of its own and returns the rows.
@@ -132,7 +139,9 @@ func Run(ctx context.Context, cfg brewkit.Config, o Options, m Mode) (Row, error
 	case Plain:
 		err = plain(ctx, consumer, o.Orders, book)
 	case Partition:
-		row.Goroutines, err = perPartition(ctx, consumer, o.Orders, book)
+		var sh pollShape
+		sh, err = perPartition(ctx, consumer, o.Orders, book)
+		row.Goroutines, row.Polls, row.Critical = len(sh.partitions), sh.polls, sh.critical
 	case Key:
 		row.Goroutines = o.Workers
 		err = perKey(ctx, consumer, o.Orders, o.Workers, book)
@@ -222,25 +231,33 @@ func plain(ctx context.Context, cl *kgo.Client, want int, book bookFunc) error {
 	return nil
 }
 
+// pollShape is what perPartition's polls brought.
+type pollShape struct {
+	partitions map[int32]bool // every partition booked from: a goroutine each
+	polls      int
+	critical   int // the longest partition of each poll, summed
+}
+
 // perPartition books each partition of a poll in a goroutine of its own and
-// commits once all of them are done. It returns how many partitions it
-// booked from: up to one goroutine each.
-func perPartition(ctx context.Context, cl *kgo.Client, want int, book bookFunc) (int, error) {
+// commits once all of them are done.
+func perPartition(ctx context.Context, cl *kgo.Client, want int, book bookFunc) (pollShape, error) {
 	var fc brewkit.FetchCheck
-	seen := map[int32]bool{}
+	sh := pollShape{partitions: map[int32]bool{}}
 	for done := 0; done < want; {
 		fs, err := fc.Poll(ctx, cl, 0)
 		if err != nil {
-			return len(seen), err
+			return sh, err
 		}
 		var wg sync.WaitGroup
 		errs := make(chan error, 64)
+		longest := 0
 		fs.EachPartition(func(p kgo.FetchTopicPartition) {
 			if len(p.Records) == 0 {
 				return
 			}
-			seen[p.Partition] = true
+			sh.partitions[p.Partition] = true
 			done += len(p.Records)
+			longest = max(longest, len(p.Records))
 			wg.Go(func() {
 				for _, r := range p.Records {
 					if err := book(ctx, r); err != nil {
@@ -253,13 +270,17 @@ func perPartition(ctx context.Context, cl *kgo.Client, want int, book bookFunc) 
 		wg.Wait()
 		close(errs)
 		if err := <-errs; err != nil {
-			return len(seen), err
+			return sh, err
+		}
+		if longest > 0 {
+			sh.polls++
+			sh.critical += longest
 		}
 		if err := cl.CommitUncommittedOffsets(ctx); err != nil {
-			return len(seen), fmt.Errorf("committing: %w", err)
+			return sh, fmt.Errorf("committing: %w", err)
 		}
 	}
-	return len(seen), nil
+	return sh, nil
 }
 
 // perRecord books every record of a poll in a goroutine of its own and
