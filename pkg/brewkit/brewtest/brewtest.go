@@ -207,9 +207,56 @@ func (e *Env) NodeControl(t testing.TB) brewkit.NodeControl {
 		})
 		if err != nil {
 			t.Errorf("restoring the stand after the test: partitions still under-replicated: %v", lagging)
+			return
+		}
+		// And every partition led by its preferred replica again. Left to
+		// itself the controller moves them back when its imbalance check
+		// comes round (every 5 minutes), in the middle of whichever test
+		// runs then: a group coordinator that moves loads its groups anew
+		// and gives each member, a killed one too, a new session timeout.
+		if err := preferredLeaders(ctx, adm); err != nil {
+			t.Errorf("restoring the stand after the test: %v", err)
 		}
 	})
 	return s
+}
+
+// preferredLeaders elects the preferred replica of every partition whose
+// leader is another, internal topics' too, and waits until the metadata
+// shows it.
+func preferredLeaders(ctx context.Context, adm *kadm.Client) error {
+	var off []string
+	err := brewkit.WaitFor(ctx, time.Minute, 250*time.Millisecond, func() bool {
+		off = notPreferred(ctx, adm)
+		if len(off) == 0 {
+			return true
+		}
+		// Partitions already in place answer ELECTION_NOT_NEEDED: no error.
+		_, _ = adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, nil)
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("partitions still off their preferred leader: %v", off)
+	}
+	return nil
+}
+
+// notPreferred lists the partitions whose leader is not their first
+// replica ("?" when the cluster does not answer).
+func notPreferred(ctx context.Context, adm *kadm.Client) []string {
+	td, err := adm.ListTopicsWithInternal(ctx) // __consumer_offsets above all
+	if err != nil {
+		return []string{"? " + err.Error()}
+	}
+	var out []string
+	for _, d := range td.Sorted() {
+		for _, p := range d.Partitions.Sorted() {
+			if len(p.Replicas) > 0 && p.Leader != p.Replicas[0] {
+				out = append(out, fmt.Sprintf("%s-%d", d.Topic, p.Partition))
+			}
+		}
+	}
+	return out
 }
 
 // underReplicated lists the partitions whose ISR is smaller than their
