@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -80,6 +81,8 @@ var Settings = map[string]string{
 	"KAFKA_GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS":         "1000",
 	"KAFKA_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS":             "1000",
 	"KAFKA_HEAP_OPTS":                                        "-Xms256m -Xmx512m",
+	// The client compiler only, as the stands' nodes (stand.JIT says why).
+	"KAFKA_JVM_PERFORMANCE_OPTS": "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:TieredStopAtLevel=1 -Djava.awt.headless=true",
 }
 
 // Cluster is three running Kafka containers on a network of their own.
@@ -149,11 +152,31 @@ func startNode(ctx context.Context, nw *testcontainers.DockerNetwork, id, port i
 	)
 	if err != nil {
 		if ctr != nil {
+			// What the node said last is the clue to why it did not start.
+			err = fmt.Errorf("%w\n%s", err, logTail(ctr, 15))
 			_ = ctr.Terminate(context.Background())
 		}
 		return nil, fmt.Errorf("node %d: %w", id, err)
 	}
 	return ctr, nil
+}
+
+// logTail returns the last n lines of a container's log, indented, or why it
+// could not read them.
+func logTail(ctr testcontainers.Container, n int) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rc, err := ctr.Logs(ctx)
+	if err != nil {
+		return "  (its log could not be read: " + err.Error() + ")"
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  its last log lines:\n    " + strings.Join(lines, "\n    ")
 }
 
 // Bootstrap is the three nodes' client addresses, for KAFKA_BOOTSTRAP.

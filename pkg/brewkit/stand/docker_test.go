@@ -3,6 +3,8 @@ package stand
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -86,4 +88,20 @@ func TestAutoNeedsComposeV2ForDocker(t *testing.T) {
 	require.Equal(t, Embedded, f)
 	require.True(t, strings.Contains(why, "Compose") && strings.Contains(why, "java is not installed"), why)
 	require.False(t, slices.Contains([]Flavor{Docker, Native}, f))
+}
+
+// The docker stand's nodes run with the same JIT setting as the native
+// stand's (JIT says why); brewcontainers' test holds its nodes to the compose
+// file's settings, so this holds all three stands together.
+func TestDockerNodesRunTheStandsJIT(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "stand", "docker-compose.yml"))
+	require.NoError(t, err)
+	var opts string
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), ":"); ok && k == "KAFKA_JVM_PERFORMANCE_OPTS" {
+			opts = strings.TrimSpace(v)
+		}
+	}
+	require.NotEmpty(t, opts, "stand/docker-compose.yml sets no KAFKA_JVM_PERFORMANCE_OPTS")
+	require.Contains(t, strings.Fields(opts), JIT, "stand/docker-compose.yml's KAFKA_JVM_PERFORMANCE_OPTS")
 }
