@@ -38,6 +38,7 @@ type Exercise struct {
 	Lecture  string   // "02"
 	Name     string   // "partitioner"
 	Dir      string   // the exercise's folder
+	Root     string   // the repository's folder
 	Title    string   // the package comment's first line, after "is exercise NN/NAME: "
 	Task     string   // the package comment after the "Graded on" line
 	Real     bool     // graded on real Kafka only
@@ -101,7 +102,7 @@ func Find(root, lecture string) ([]Exercise, error) {
 
 // read parses one exercise's package comment and finds its solutions.
 func read(root, lecture, dir string) (Exercise, error) {
-	ex := Exercise{Lecture: lecture, Name: filepath.Base(dir), Dir: dir}
+	ex := Exercise{Lecture: lecture, Name: filepath.Base(dir), Dir: dir, Root: root}
 	f, err := parser.ParseFile(token.NewFileSet(), ex.Stub(), nil, parser.ParseComments|parser.PackageClauseOnly)
 	if err != nil {
 		return ex, fmt.Errorf("exercise %s: %w", ex.ID(), err)

@@ -34,36 +34,31 @@ func (r Result) Graded() bool { return r.Passed || (len(r.Failures) > 0 && len(r
 
 // Run grades ex: its stub, or with replace set the file that stands in for
 // the stub (a solution). env is added to the grader's environment.
+//
+// The grader's test binary is linked once per stub or solution and kept
+// under .stand/testbin/exercises: go test -c leaves a binary that is up to
+// date as it is, so grading the same code again (the simulation's proof in
+// make check, then the real tier's) links nothing. go tool test2json turns
+// its output into go test -json's events.
 func Run(ctx context.Context, ex Exercise, replace string, env []string) (Result, error) {
+	start := time.Now()
+	genv := append(append(os.Environ(), "BREW_GRADE=1"), env...)
+	bin, broken, err := buildGrader(ctx, ex, replace, genv)
+	if err != nil {
+		return Result{}, err
+	}
+	if broken != nil {
+		return Result{Broken: broken, Elapsed: time.Since(start)}, nil
+	}
 	// go test's own bound is 10 minutes; a grader that stops nodes first
 	// waits for the stand lock, which the tests of a whole tier may hold.
-	args := []string{"test", "-count=1", "-json", "-timeout", "30m", "-run", "^TestGrade", "."}
-	if replace != "" {
-		abs, err := filepath.Abs(replace)
-		if err != nil {
-			return Result{}, err
-		}
-		stub, err := filepath.Abs(ex.Stub())
-		if err != nil {
-			return Result{}, err
-		}
-		overlay, err := os.CreateTemp("", "brew-exercise-*.json")
-		if err != nil {
-			return Result{}, err
-		}
-		defer os.Remove(overlay.Name())
-		if err := json.NewEncoder(overlay).Encode(map[string]map[string]string{"Replace": {stub: abs}}); err != nil {
-			return Result{}, err
-		}
-		overlay.Close()
-		args = append(args[:1], append([]string{"-overlay", overlay.Name()}, args[1:]...)...)
-	}
+	args := []string{"tool", "test2json", "-t", "-p", ex.ID(), bin,
+		"-test.v=test2json", "-test.count=1", "-test.timeout=30m", "-test.run=^TestGrade"}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = ex.Dir
-	cmd.Env = append(append(os.Environ(), "BREW_GRADE=1"), env...)
+	cmd.Env = genv
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	start := time.Now()
 	out, err := cmd.Output()
 	r := parse(out)
 	r.Elapsed = time.Since(start)
@@ -77,6 +72,64 @@ func Run(ctx context.Context, ex Exercise, replace string, env []string) (Result
 		r.Broken = append(r.Broken, fmt.Sprintf("go %s failed and said nothing: %v", strings.Join(args, " "), err))
 	}
 	return r, nil
+}
+
+// buildGrader links ex's grader with the stub, or with replace in the
+// stub's place (go test -overlay), and returns the binary; or, when the code
+// does not build, what the compiler said.
+func buildGrader(ctx context.Context, ex Exercise, replace string, env []string) (bin string, broken []string, err error) {
+	variant := "stub"
+	args := []string{"test", "-c"}
+	if replace != "" {
+		abs, err := filepath.Abs(replace)
+		if err != nil {
+			return "", nil, err
+		}
+		stub, err := filepath.Abs(ex.Stub())
+		if err != nil {
+			return "", nil, err
+		}
+		overlay, err := os.CreateTemp("", "brew-exercise-*.json")
+		if err != nil {
+			return "", nil, err
+		}
+		defer os.Remove(overlay.Name())
+		if err := json.NewEncoder(overlay).Encode(map[string]map[string]string{"Replace": {stub: abs}}); err != nil {
+			return "", nil, err
+		}
+		overlay.Close()
+		args = append(args, "-overlay", overlay.Name())
+		variant = strings.TrimSuffix(filepath.Base(replace), ".go")
+	}
+	dir := filepath.Join(os.TempDir(), "brew-exercises")
+	if ex.Root != "" {
+		dir = filepath.Join(ex.Root, ".stand", "testbin", "exercises")
+	}
+	dir = filepath.Join(dir, ex.Lecture+"-"+ex.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, variant+".test")
+	args = append(args, "-o", bin, ".")
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = ex.Dir
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return bin, nil, nil
+	}
+	if ctx.Err() != nil {
+		return "", nil, ctx.Err()
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l != "" && !strings.HasPrefix(l, "# ") && !strings.HasPrefix(l, "go: downloading ") {
+			broken = append(broken, l)
+		}
+	}
+	if len(broken) == 0 {
+		broken = []string{fmt.Sprintf("go %s failed and said nothing: %v", strings.Join(args, " "), err)}
+	}
+	return "", broken, nil
 }
 
 // event is one line of go test -json.
