@@ -30,6 +30,10 @@ type Config struct {
 	Member []string      // the command that runs one member printing JSON events; the timeline adds its flags
 	Rate   int           // orders per second while the members work
 	Settle time.Duration // how long the group works between the steps
+	// Together measures the protocols side by side instead of in turn. Only
+	// on the simulation: on real Kafka the three runs' members would share
+	// the CPU and the brokers whose timing the table shows.
+	Together bool
 }
 
 // Defaults: 100 orders/s, 3 s between the steps.
@@ -83,22 +87,42 @@ const Tries = 3
 // machine too busy to answer) shows that, not the rebalance measured; Run
 // says so and measures that protocol again, up to Tries times.
 func Run(ctx context.Context, cfg brewkit.Config, c Config, protocols []groups.Protocol, say func(string)) ([]Row, error) {
-	var rows []Row
-	for _, p := range protocols {
-		var r Row
-		for try := 1; ; try++ {
-			var err error
-			if r, err = runOne(ctx, cfg, c, p, say); err != nil {
-				return rows, fmt.Errorf("%s: %w", p, err)
+	if !c.Together {
+		var rows []Row
+		for _, p := range protocols {
+			r, err := measure(ctx, cfg, c, p, say)
+			if err != nil {
+				return rows, err
 			}
-			if r.Disturbed == "" || try == Tries {
-				break
-			}
-			say(fmt.Sprintf("%s: %s; measuring it again (try %d of %d)", p, r.Disturbed, try+1, Tries))
+			rows = append(rows, r)
 		}
-		rows = append(rows, r)
+		return rows, nil
+	}
+	rows := make([]Row, len(protocols))
+	errs := make([]error, len(protocols))
+	var wg sync.WaitGroup
+	for i, p := range protocols {
+		wg.Go(func() { rows[i], errs[i] = measure(ctx, cfg, c, p, say) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return rows, nil
+}
+
+// measure measures protocol p, again while a run was disturbed, up to Tries times.
+func measure(ctx context.Context, cfg brewkit.Config, c Config, p groups.Protocol, say func(string)) (Row, error) {
+	for try := 1; ; try++ {
+		r, err := runOne(ctx, cfg, c, p, say)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", p, err)
+		}
+		if r.Disturbed == "" || try == Tries {
+			return r, nil
+		}
+		say(fmt.Sprintf("%s: %s; measuring it again (try %d of %d)", p, r.Disturbed, try+1, Tries))
+	}
 }
 
 // runOne measures one protocol on a fresh topic while orders flow: members a

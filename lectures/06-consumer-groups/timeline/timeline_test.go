@@ -23,6 +23,8 @@ func TestRebalanceTimelineReadme(t *testing.T) {
 	env := brewtest.Cluster(t)
 	c := timeline.Defaults
 	c.Member = []string{brewtest.BuildCmdAt(t, "../cmd/rebalance-timeline"), "member"}
+	// On the simulation the three protocols run side by side (55 s in turn).
+	c.Together = env.Simulated
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rows, err := timeline.Run(ctx, env.Config, c, groups.Protocols, func(s string) { t.Log(s) })

@@ -69,9 +69,9 @@ func TestQuotaBoundsNoisyNotQuietReadmeAlone(t *testing.T) {
 	// 36%; 94% at 30 times, the README's run). quiet's rate in the quota
 	// phase is what the machine could write then, since quiet has no quota.
 	// So a run that falls short in either phase is measured again, with
-	// users of its own, up to six times 20 s apart: in CI this test runs
-	// while the containers tier starts a second cluster beside the stand,
-	// for about 4 minutes.
+	// users of its own, up to six times 20 s apart. The tiers run it alone
+	// on the machine (scripts/test's solo): sharded beside two other
+	// instances' fault drills it fell short six times in a row.
 	var r quota.Result
 	var b strings.Builder
 	for attempt := 1; ; attempt++ {
