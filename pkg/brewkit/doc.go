@@ -25,5 +25,6 @@
 //   - stand: starts, stops and inspects the course cluster on any of its three stands;
 //   - sim: the simulated cluster on franz-go's kfake behind the embedded stand;
 //   - steps: a lecture's walk-through (steps.txt), for make tour and make reset-lecture;
+//   - barchart: a results CSV read and drawn as grouped bars (lectures 08 and 09's charts);
 //   - brewtest: test helpers (a cluster per test, node control, the README checks).
 package brewkit

@@ -2,7 +2,7 @@ package faults
 
 import (
 	"context"
-	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,19 +47,13 @@ func TestStopLeavesPreferredLeadersAfterItAlone(t *testing.T) {
 	}
 }
 
+// notPreferred lists the partitions off their preferred leader, failing the
+// test when the cluster does not answer.
 func notPreferred(ctx context.Context, t *testing.T, adm *kadm.Client) []string {
 	t.Helper()
-	td, err := adm.ListTopicsWithInternal(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var off []string
-	for _, d := range td.Sorted() {
-		for _, p := range d.Partitions.Sorted() {
-			if len(p.Replicas) > 0 && p.Leader != p.Replicas[0] {
-				off = append(off, fmt.Sprintf("%s-%d (leader %d, preferred %d)", d.Topic, p.Partition, p.Leader, p.Replicas[0]))
-			}
-		}
+	off := brewtest.Partitions(ctx, adm, brewtest.NotPreferred)
+	if len(off) == 1 && strings.HasPrefix(off[0], "? ") {
+		t.Fatalf("listing the partitions: %s", off[0])
 	}
 	return off
 }

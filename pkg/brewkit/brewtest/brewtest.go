@@ -202,7 +202,7 @@ func (e *Env) NodeControl(t testing.TB) brewkit.NodeControl {
 		adm := e.Admin(t)
 		var lagging []string
 		err := brewkit.WaitFor(ctx, 2*time.Minute, 250*time.Millisecond, func() bool {
-			lagging = underReplicated(ctx, adm)
+			lagging = Partitions(ctx, adm, UnderReplicated)
 			return len(lagging) == 0
 		})
 		if err != nil {
@@ -227,7 +227,7 @@ func (e *Env) NodeControl(t testing.TB) brewkit.NodeControl {
 func preferredLeaders(ctx context.Context, adm *kadm.Client) error {
 	var off []string
 	err := brewkit.WaitFor(ctx, time.Minute, 250*time.Millisecond, func() bool {
-		off = notPreferred(ctx, adm)
+		off = Partitions(ctx, adm, NotPreferred)
 		if len(off) == 0 {
 			return true
 		}
@@ -241,36 +241,28 @@ func preferredLeaders(ctx context.Context, adm *kadm.Client) error {
 	return nil
 }
 
-// notPreferred lists the partitions whose leader is not their first
-// replica ("?" when the cluster does not answer).
-func notPreferred(ctx context.Context, adm *kadm.Client) []string {
-	td, err := adm.ListTopicsWithInternal(ctx) // __consumer_offsets above all
-	if err != nil {
-		return []string{"? " + err.Error()}
-	}
-	var out []string
-	for _, d := range td.Sorted() {
-		for _, p := range d.Partitions.Sorted() {
-			if len(p.Replicas) > 0 && p.Leader != p.Replicas[0] {
-				out = append(out, fmt.Sprintf("%s-%d", d.Topic, p.Partition))
-			}
-		}
-	}
-	return out
+// NotPreferred is a partition led by another replica than its preferred
+// (first) one.
+func NotPreferred(p kadm.PartitionDetail) bool {
+	return len(p.Replicas) > 0 && p.Leader != p.Replicas[0]
 }
 
-// underReplicated lists the partitions whose ISR is smaller than their
-// replica set ("?" when the cluster does not answer).
-func underReplicated(ctx context.Context, adm *kadm.Client) []string {
-	td, err := adm.ListTopics(ctx)
+// UnderReplicated is a partition whose ISR is smaller than its replica set.
+func UnderReplicated(p kadm.PartitionDetail) bool { return len(p.ISR) < len(p.Replicas) }
+
+// Partitions lists, as "topic-partition (leader L, replicas R, ISR I)", the
+// partitions of every topic, internal ones included, that match: "?" and
+// the error when the cluster does not answer.
+func Partitions(ctx context.Context, adm *kadm.Client, match func(kadm.PartitionDetail) bool) []string {
+	td, err := adm.ListTopicsWithInternal(ctx)
 	if err != nil {
 		return []string{"? " + err.Error()}
 	}
 	var out []string
 	for _, d := range td.Sorted() {
 		for _, p := range d.Partitions.Sorted() {
-			if len(p.ISR) < len(p.Replicas) {
-				out = append(out, fmt.Sprintf("%s-%d", d.Topic, p.Partition))
+			if match(p) {
+				out = append(out, fmt.Sprintf("%s-%d (leader %d, replicas %v, ISR %v)", d.Topic, p.Partition, p.Leader, p.Replicas, p.ISR))
 			}
 		}
 	}

@@ -4,22 +4,17 @@
 package main
 
 import (
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/barchart"
 )
 
 func main() {
@@ -46,111 +41,54 @@ const (
 	colRate      = 6
 )
 
-// The two modes, in the order the bars stand.
-var modes = []string{"share", "group"}
+// The two modes, in the order the bars stand, and their names in the legend.
+var modes = []struct{ mode, legend string }{{"share", "share group"}, {"group", "consumer group"}}
 
-// runs is the table: for each mode, tickets/s by number of consumers.
-type runs struct {
-	consumers []int                      // in the order of their first row
-	rate      map[string]map[int]float64 // mode: consumers: tickets/s
-}
-
-// readRuns reads throughput.csv. A row that lacks a column, a mode other
-// than share or group, or a count or rate that is not a number is an error
-// naming the file, the line and the column.
-func readRuns(f *os.File) (runs, error) {
-	rs := runs{rate: map[string]map[int]float64{}}
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1 // short rows are reported below, with their column
-	header, err := r.Read()
-	if err != nil {
-		return rs, fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	name := func(col int) string {
-		if col <= len(header) {
-			return header[col-1]
-		}
-		return "?"
-	}
-	for {
-		row, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return rs, fmt.Errorf("%s: %w", f.Name(), err)
-		}
-		line, _ := r.FieldPos(0)
-		if len(row) < colRate {
-			return rs, fmt.Errorf("%s:%d: column %d (%s) is missing: the row has %d columns, want %d as `make baristas-table` writes them",
-				f.Name(), line, len(row)+1, name(len(row)+1), len(row), colRate)
-		}
-		mode := row[colMode-1]
-		if !slices.Contains(modes, mode) {
-			return rs, fmt.Errorf("%s:%d: column %d (%s): %q is neither share nor group", f.Name(), line, colMode, name(colMode), mode)
-		}
-		n, err := strconv.Atoi(row[colConsumers-1])
-		if err != nil || n < 1 {
-			return rs, fmt.Errorf("%s:%d: column %d (%s): %q is not a number of consumers", f.Name(), line, colConsumers, name(colConsumers), row[colConsumers-1])
-		}
-		v, err := strconv.ParseFloat(row[colRate-1], 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return rs, fmt.Errorf("%s:%d: column %d (%s): %q is not a number of tickets/s", f.Name(), line, colRate, name(colRate), row[colRate-1])
-		}
-		if !slices.Contains(rs.consumers, n) {
-			rs.consumers = append(rs.consumers, n)
-		}
-		if rs.rate[mode] == nil {
-			rs.rate[mode] = map[int]float64{}
-		}
-		rs.rate[mode][n] = v
-	}
-	if len(rs.consumers) == 0 {
-		return rs, fmt.Errorf("%s has no runs", f.Name())
-	}
-	return rs, nil
-}
-
+// draw reads throughput.csv and draws tickets/s by number of consumers, a
+// share group's bar beside a consumer group's. A mode other than share or
+// group, or a count of consumers that is not a number, is an error naming
+// the file, the line and the column.
 func draw(dir string) error {
-	f, err := os.Open(filepath.Join(dir, "throughput.csv"))
-	if err != nil {
-		return fmt.Errorf("%w (run `make baristas-table` first, it writes it)", err)
-	}
-	defer f.Close()
-	rs, err := readRuns(f)
+	runs, err := barchart.Read(filepath.Join(dir, "throughput.csv"), colRate, "make baristas-table")
 	if err != nil {
 		return err
 	}
-	p := plot.New()
-	p.Title.Text = "120 tickets of 20 ms on one partition"
-	p.X.Label.Text = "consumers"
-	p.Y.Label.Text = "tickets/s"
-	w := vg.Points(22)
-	for i, mode := range modes {
-		var vs plotter.Values
-		for _, n := range rs.consumers {
-			vs = append(vs, rs.rate[mode][n]) // a mode without the row: no bar
+	var consumers []int                  // in the order of their first row
+	rate := map[string]map[int]float64{} // mode: consumers: tickets/s
+	for _, r := range runs.Rows {
+		mode := r.Field(colMode)
+		if mode != "share" && mode != "group" {
+			return r.Errorf(colMode, "%q is neither share nor group", mode)
 		}
-		b, err := plotter.NewBarChart(vs, w)
+		n, err := strconv.Atoi(r.Field(colConsumers))
+		if err != nil || n < 1 {
+			return r.Errorf(colConsumers, "%q is not a number of consumers", r.Field(colConsumers))
+		}
+		v, err := r.Rate(colRate, "tickets/s")
 		if err != nil {
 			return err
 		}
-		b.Color = plotutil.Color(i)
-		b.Offset = w * vg.Length(2*i-1) / 2
-		p.Add(b)
-		p.Legend.Add(map[string]string{"share": "share group", "group": "consumer group"}[mode], b)
+		if !slices.Contains(consumers, n) {
+			consumers = append(consumers, n)
+		}
+		if rate[mode] == nil {
+			rate[mode] = map[int]float64{}
+		}
+		rate[mode][n] = v
 	}
-	p.Legend.Top = true
-	p.Legend.Left = true
-	var names []string
-	for _, n := range rs.consumers {
-		names = append(names, strconv.Itoa(n))
+	chart := barchart.Bars{Title: "120 tickets of 20 ms on one partition", XLabel: "consumers", YLabel: "tickets/s"}
+	for _, n := range consumers {
+		chart.Groups = append(chart.Groups, strconv.Itoa(n))
 	}
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4 // room for the outer bars
-	p.Y.Max *= 1.15                                  // and for the legend above them
+	for _, m := range modes {
+		s := barchart.Series{Name: m.legend}
+		for _, n := range consumers {
+			s.Values = append(s.Values, rate[m.mode][n]) // a mode without the row: no bar
+		}
+		chart.Series = append(chart.Series, s)
+	}
 	out := filepath.Join(dir, "throughput.png")
-	if err := p.Save(6*vg.Inch, 3.5*vg.Inch, out); err != nil {
+	if err := chart.Save(out, 6*vg.Inch, 3.5*vg.Inch); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "wrote", out)

@@ -3,22 +3,16 @@
 package main
 
 import (
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/brew-course/kafka/pkg/brewkit"
+	"github.com/brew-course/kafka/pkg/brewkit/barchart"
 )
 
 func main() {
@@ -45,97 +39,45 @@ const (
 	colConsume = 5
 )
 
-// readRuns reads compare.csv: the clients in the order of their first run,
-// and each client's producer and consumer records/s, one value per run. A row
-// that lacks a column, or a rate that is not a number, is an error naming
-// the file, the line and the column.
-func readRuns(f *os.File) (order []string, prod, cons map[string][]float64, err error) {
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1 // short rows are reported below, with their column
-	header, err := r.Read()
+// draw reads compare.csv and draws each client's median producer and
+// consumer records/s over its runs, the clients in the order of their first
+// run.
+func draw(dir string) error {
+	runs, err := barchart.Read(filepath.Join(dir, "compare.csv"), colConsume, "make compare")
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", f.Name(), err)
+		return err
 	}
-	name := func(col int) string {
-		if col <= len(header) {
-			return header[col-1]
-		}
-		return "?"
-	}
-	prod, cons = map[string][]float64{}, map[string][]float64{}
-	for {
-		row, err := r.Read()
-		if err == io.EOF {
-			break
-		}
+	var order []string
+	prod, cons := map[string][]float64{}, map[string][]float64{}
+	for _, r := range runs.Rows {
+		p, err := r.Rate(colProduce, "records/s")
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", f.Name(), err)
+			return err
 		}
-		line, _ := r.FieldPos(0)
-		if len(row) < colConsume {
-			return nil, nil, nil, fmt.Errorf("%s:%d: column %d (%s) is missing: the row has %d columns, want at least %d as `make compare` writes them",
-				f.Name(), line, len(row)+1, name(len(row)+1), len(row), colConsume)
+		c, err := r.Rate(colConsume, "records/s")
+		if err != nil {
+			return err
 		}
-		var rates [2]float64
-		for i, col := range []int{colProduce, colConsume} {
-			v, err := strconv.ParseFloat(row[col-1], 64)
-			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-				return nil, nil, nil, fmt.Errorf("%s:%d: column %d (%s): %q is not a number of records/s", f.Name(), line, col, name(col), row[col-1])
-			}
-			rates[i] = v
-		}
-		client := row[colClient-1]
+		client := r.Field(colClient)
 		if !slices.Contains(order, client) {
 			order = append(order, client)
 		}
-		prod[client] = append(prod[client], rates[0])
-		cons[client] = append(cons[client], rates[1])
-	}
-	if len(order) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s has no runs", f.Name())
-	}
-	return order, prod, cons, nil
-}
-
-func draw(dir string) error {
-	f, err := os.Open(filepath.Join(dir, "compare.csv"))
-	if err != nil {
-		return fmt.Errorf("%w (run `make compare` first, it writes it)", err)
-	}
-	defer f.Close()
-	order, prod, cons, err := readRuns(f)
-	if err != nil {
-		return err
+		prod[client] = append(prod[client], p)
+		cons[client] = append(cons[client], c)
 	}
 	median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
-	var pv, cv plotter.Values
+	chart := barchart.Bars{
+		Title:  "Brew workload: median records/s",
+		YLabel: "records/s",
+		Groups: order,
+		Series: []barchart.Series{{Name: "produce"}, {Name: "consume"}},
+	}
 	for _, name := range order {
-		pv = append(pv, median(prod[name]))
-		cv = append(cv, median(cons[name]))
+		chart.Series[0].Values = append(chart.Series[0].Values, median(prod[name]))
+		chart.Series[1].Values = append(chart.Series[1].Values, median(cons[name]))
 	}
-	p := plot.New()
-	p.Title.Text = "Brew workload: median records/s"
-	p.Y.Label.Text = "records/s"
-	w := vg.Points(18)
-	pb, err := plotter.NewBarChart(pv, w)
-	if err != nil {
-		return err
-	}
-	pb.Color = plotutil.Color(0)
-	pb.Offset = -w / 2
-	cb, err := plotter.NewBarChart(cv, w)
-	if err != nil {
-		return err
-	}
-	cb.Color = plotutil.Color(1)
-	cb.Offset = w / 2
-	p.Add(pb, cb)
-	p.Legend.Add("produce", pb)
-	p.Legend.Add("consume", cb)
-	p.Legend.Top = true
-	p.NominalX(order...)
 	out := filepath.Join(dir, "compare.png")
-	if err := p.Save(7*vg.Inch, 4*vg.Inch, out); err != nil {
+	if err := chart.Save(out, 7*vg.Inch, 4*vg.Inch); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "wrote", out)
