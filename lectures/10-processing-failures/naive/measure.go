@@ -25,6 +25,11 @@ func (r *run) watch(ctx context.Context, done <-chan error, outageUntil time.Tim
 	// commits a batch within milliseconds of the partner's first 200.
 	lateInOutage := time.After(max(0, left-time.Second))
 	end := time.After(left + r.o.Watch)
+	// A courier that has not read yet measured nothing: the watch ends once
+	// its first poll has returned, or with the error its loop ends with (a
+	// fetch that no node answers ends it after KAFKA_TIMEOUT). On a busy
+	// machine the group's join alone can outlast a short outage.
+	due := false
 	for {
 		select {
 		case err := <-done:
@@ -38,10 +43,16 @@ func (r *run) watch(ctx context.Context, done <-chan error, outageUntil time.Tim
 			if r.o.Progress != nil {
 				r.o.Progress(Second{At: time.Since(r.start).Round(time.Second), Calls: r.t.calls.Load(), Booked: r.t.booked.Load(), Lag: r.lag(ctx)})
 			}
+			if due && r.t.polled.Load() {
+				return ended, nil
+			}
 		case <-lateInOutage:
 			r.res.LagInOutage = r.lag(ctx)
 		case <-end:
-			return ended, nil
+			if ended || r.t.polled.Load() {
+				return ended, nil
+			}
+			due = true
 		case <-ctx.Done():
 			return ended, ctx.Err()
 		}
@@ -78,6 +89,7 @@ func (r *run) leftBehind(perPartition map[int32]int, parts []int32) {
 // before the partner's outage ended (for the bookings: answered before it).
 type tally struct {
 	outageEnd                     time.Time
+	polled                        atomic.Bool // the courier's first poll has returned records
 	calls, booked                 atomic.Int64
 	callsInOutage, bookedInOutage atomic.Int64
 	bookedInOutageOn              map[int32]*atomic.Int64 // by partition

@@ -217,6 +217,7 @@ func courierLoop(ctx context.Context, cfg brewkit.Config, o Options, group strin
 		if err != nil {
 			return Crash{}, err
 		}
+		t.polled.Store(true)
 		for it := fs.RecordIter(); !it.Done(); {
 			r := it.Next()
 			for attempt := int64(1); ; attempt++ {
