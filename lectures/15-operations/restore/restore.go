@@ -136,16 +136,17 @@ func (r *run) cancelReassignments(ctx context.Context) error {
 // onto nodes 1-3 (offFour), and waits up to 3 minutes for the copy.
 func (r *run) moveOffFour(ctx context.Context, td kadm.TopicDetails) error {
 	var move kadm.AlterPartitionAssignmentsReq
+	asked := 0
 	for _, t := range td.Sorted() {
 		for _, p := range t.Partitions.Sorted() {
 			if !slices.Contains(p.Replicas, scaleout.Node) {
 				continue
 			}
 			move.Assign(t.Topic, p.Partition, offFour(p.Replicas))
-			r.d.Moved++
+			asked++
 		}
 	}
-	if r.d.Moved == 0 {
+	if asked == 0 {
 		return nil
 	}
 	resp, err := r.adm.AlterPartitionAssignments(ctx, move)
@@ -154,11 +155,12 @@ func (r *run) moveOffFour(ctx context.Context, td kadm.TopicDetails) error {
 	}
 	for _, p := range resp.Sorted() {
 		switch {
+		case p.Err == nil:
+			r.d.Moved++
 		case errors.Is(p.Err, kerr.UnknownTopicOrPartition):
 			// Deleted since the listing (the run Ctrl-C stopped deletes
 			// its topic on the way out): nothing left to move.
-			r.d.Moved--
-		case p.Err != nil:
+		default:
 			return fmt.Errorf("moving %s-%d off node 4: %w", p.Topic, p.Partition, p.Err)
 		}
 	}
