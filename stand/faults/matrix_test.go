@@ -605,16 +605,6 @@ func serverTLS(t *testing.T) *tls.Config {
 	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
 }
 
-// build builds every program once.
-func build(t *testing.T, root string) map[string]string {
-	t.Helper()
-	bins := map[string]string{}
-	for _, p := range programs {
-		bins[p.dir] = brewtest.BuildCmdAt(t, filepath.Join(root, p.dir))
-	}
-	return bins
-}
-
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))

@@ -1,0 +1,58 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// build links every program of the matrix into .stand/progbin at the root,
+// with one go install for all of them: go install relinks only a program
+// whose code changed since the last run, and one go command hashes the
+// packages they share once. A go run or go build a program, the way
+// brewtest.BuildCmdAt does for a lecture's test, costs the matrix 30
+// CPU-seconds for its 88 programs even when nothing changed (measured here:
+// 19 s of wall time, most of the package's run in make test); go install
+// takes about 1. Two programs of one name cannot share a folder, so the
+// k-th program of a name goes to progbin/k. A lock on the folder keeps two
+// test runs from writing a binary the other is running.
+func build(t *testing.T, root string) map[string]string {
+	t.Helper()
+	dir := filepath.Join(root, ".stand", "progbin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("locking %s: %v", dir, err)
+	}
+	seen := map[string]int{}
+	groups := map[int][]string{}
+	bins := map[string]string{}
+	for _, p := range programs {
+		name := filepath.Base(p.dir)
+		seen[name]++
+		k := seen[name]
+		groups[k] = append(groups[k], "./"+p.dir)
+		bins[p.dir] = filepath.Join(dir, strconv.Itoa(k), name)
+	}
+	for k := 1; k <= len(groups); k++ {
+		cmd := exec.Command("go", append([]string{"install", "-ldflags=-s -w"}, groups[k]...)...)
+		cmd.Dir = root
+		// The same flags whoever runs it (the tiers set GOFLAGS for their
+		// test binaries): a binary linked with other flags is linked anew.
+		cmd.Env = append(os.Environ(), "GOBIN="+filepath.Join(dir, strconv.Itoa(k)), "GOFLAGS=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go install the matrix's programs (%s): %v\n%s", fmt.Sprint(groups[k]), err, out)
+		}
+	}
+	return bins
+}
