@@ -1,6 +1,8 @@
 package faults
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,19 +12,26 @@ import (
 	"testing"
 )
 
-// build links every program of the matrix into .stand/progbin at the root,
-// with one go install for all of them: go install relinks only a program
-// whose code changed since the last run, and one go command hashes the
-// packages they share once. A go run or go build a program, the way
-// brewtest.BuildCmdAt does for a lecture's test, costs the matrix 30
-// CPU-seconds for its 88 programs even when nothing changed (measured here:
-// 19 s of wall time, most of the package's run in make test); go install
-// takes about 1. Two programs of one name cannot share a folder, so the
-// k-th program of a name goes to progbin/k. A lock on the folder keeps two
-// test runs from writing a binary the other is running.
+// build links every program of the matrix with one go install: go install
+// relinks only a program whose code changed since the last run, and one go
+// command hashes the packages they share once. A go run or go build a
+// program, the way brewtest.BuildCmdAt does for a lecture's test, costs the
+// matrix 30 CPU-seconds for its 88 programs even when nothing changed
+// (measured here: 19 s of wall time, most of the package's run in make
+// test); go install takes about 1. The binaries (about 1 GB) stay in the
+// user's cache folder, one folder per checkout, so that a fresh clone at the
+// same path (CI's) finds them too: linking all 88 costs 80 CPU-seconds.
+// Two programs of one name cannot share a folder, so the k-th program of a
+// name goes to k/. A lock on the folder keeps two test runs from writing a
+// binary the other is running.
 func build(t *testing.T, root string) map[string]string {
 	t.Helper()
-	dir := filepath.Join(root, ".stand", "progbin")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = filepath.Join(root, ".stand")
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(cache, "brew-course", "faults-"+hex.EncodeToString(sum[:6]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
