@@ -64,7 +64,7 @@ run: ## run a lecture's main program: make run L=01
 	@test -n "$(LECTURE)" || { echo "no lecture $(L): see lectures/" >&2; exit 2; }
 	@$(MAKE) --no-print-directory -C $(LECTURE) run
 
-test: ## fast tier: every module's tests on in-process kfake clusters, Go only (78-82 s here once .stand/testbin holds the test binaries; the first run links them: 3 minutes)
+test: ## fast tier: every module's tests on in-process kfake clusters, Go only (75-82 s here once .stand/testbin holds the test binaries; the first run links them: 3 minutes)
 	@scripts/test fast
 
 exercise: ## a lecture's graded exercises and their tasks: make exercise L=02 (all lectures: make progress)
