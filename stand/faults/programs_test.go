@@ -22,8 +22,9 @@ import (
 // user's cache folder, one folder per checkout, so that a fresh clone at the
 // same path (CI's) finds them too: linking all 88 costs 80 CPU-seconds.
 // Two programs of one name cannot share a folder, so the k-th program of a
-// name goes to k/. A lock on the folder keeps two test runs from writing a
-// binary the other is running.
+// name goes to k/. A lock on the folder keeps two test runs from installing
+// at once; it is not held while the matrix runs the programs, so a run that
+// relinks a changed program can still write under another run using it.
 func build(t *testing.T, root string) map[string]string {
 	t.Helper()
 	cache, err := os.UserCacheDir()
