@@ -25,6 +25,7 @@ func TestDockerComposeNamesItsProject(t *testing.T) {
 // A tool runs without the container's KAFKA_OPTS, whose metrics agent would
 // try to bind the node's metrics port.
 func TestDockerToolRunsInTheNodeAskedForWithStdin(t *testing.T) {
+	t.Setenv(EnvInstance, "") // the contract ports: instance 0, whatever the tier set
 	args := dockerToolArgs(2, []int{1, 2, 3}, "kafka-console-producer", []string{"--topic", "t"})
 	require.Equal(t, []string{"exec", "-i", "-e", "KAFKA_OPTS=", "kafka-2", "/opt/kafka/bin/kafka-console-producer.sh",
 		"--bootstrap-server", "kafka-1:9092,kafka-2:9092,kafka-3:9092", "--topic", "t"}, args)

@@ -18,6 +18,7 @@ import (
 // class; a tool run from the same jars does not (it would try to bind a
 // node's port, and a JVM whose agent fails does not start).
 func TestOnlyTheNodesLoadTheMetricsAgent(t *testing.T) {
+	t.Setenv(EnvInstance, "") // the contract ports: instance 0, whatever the tier set
 	s := &Stand{Root: t.TempDir()}
 	d := &native{s: s}
 	args := d.nodeCmd(2, "/agent.jar").Args

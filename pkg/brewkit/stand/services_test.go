@@ -102,6 +102,7 @@ func TestConnectFetchesTheCoursesRelease(t *testing.T) {
 }
 
 func TestPrometheusFlags(t *testing.T) {
+	t.Setenv(EnvInstance, "") // the contract ports: instance 0, whatever the tier set
 	p := newPrometheus(&Stand{Root: "/repo"})
 	require.Equal(t, []string{
 		"--config.file=/repo/stand/services/prometheus.yml",
