@@ -111,9 +111,26 @@ func (d *native) start(ctx context.Context) error {
 }
 
 // fetchJars resolves Kafka's jars into .stand/native/kafka-VERSION once.
+// Instances share that folder: an flock on kafka-VERSION.lock beside it makes
+// a second process that needs the jars wait for the first one's Maven run
+// (two at once fail copying the same artifact) and then find them there.
 func (d *native) fetchJars(ctx context.Context) error {
 	if isFile(filepath.Join(d.lib(), kafkaJar)) {
 		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(d.lib()), 0o755); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(d.lib()+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := take(ctx, lock, syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer lock.Close()
+	if isFile(filepath.Join(d.lib(), kafkaJar)) {
+		return nil // fetched by the process this one waited for
 	}
 	rel, _ := filepath.Rel(d.s.Root, d.lib())
 	d.s.say("stand: downloading the Kafka %s jars from Maven Central into %s (once)...", KafkaVersion, rel)
