@@ -200,18 +200,8 @@ func (r *dynamicRun) addController(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("controller 4 never caught up with the metadata log: %w", err)
 	}
-	for try := 1; ; try++ {
-		err := addRaftVoter(ctx, r.cl, NewController, dir)
-		if err == nil {
-			break
-		}
-		if try == 5 || !errors.Is(err, kerr.RequestTimedOut) {
-			return fmt.Errorf("AddRaftVoter(4): %w", err)
-		}
-		r.say(fmt.Sprintf("AddRaftVoter(4): %v; asking again", err))
-		if err := brewkit.Sleep(ctx, time.Second); err != nil {
-			return err
-		}
+	if err := r.ask(ctx, "AddRaftVoter(4)", func() error { return addRaftVoter(ctx, r.cl, NewController, dir) }); err != nil {
+		return err
 	}
 	if err := waitQuorum(ctx, r.cl, func(q brewkit.Quorum) bool { return len(q.Voters) == 4 }); err != nil {
 		return fmt.Errorf("controller 4 accepted but not among the voters: %w", err)
@@ -231,8 +221,17 @@ func (r *dynamicRun) removeController(ctx context.Context) error {
 	if i < 0 {
 		return fmt.Errorf("controller 1 is not a voter: %v", ids(q.Voters))
 	}
-	if err := removeRaftVoter(ctx, r.cl, Replaced, q.Voters[i].Directory); err != nil {
-		return fmt.Errorf("RemoveRaftVoter(1): %w", err)
+	dir, first := q.Voters[i].Directory, true
+	if err := r.ask(ctx, "RemoveRaftVoter(1)", func() error {
+		if !first { // asking again: unless an answer that timed out removed it after all
+			if q, err := brewkit.DescribeQuorum(ctx, r.cl); err == nil && !slices.Contains(ids(q.Voters), Replaced) {
+				return nil
+			}
+		}
+		first = false
+		return removeRaftVoter(ctx, r.cl, Replaced, dir)
+	}); err != nil {
+		return err
 	}
 	if err := waitQuorum(ctx, r.cl, func(q brewkit.Quorum) bool {
 		// Node 1 stays a broker: it goes on fetching the log, as an
@@ -243,6 +242,27 @@ func (r *dynamicRun) removeController(ctx context.Context) error {
 		return fmt.Errorf("controller 1 still a voter after RemoveRaftVoter: %w", err)
 	}
 	return nil
+}
+
+// ask sends a voter change, and asks again (up to 5 times, a second apart)
+// when the answer says to: REQUEST_TIMED_OUT (the log ran ahead of a new
+// voter) or NOT_LEADER_FOR_PARTITION (the broker that forwarded the request
+// to the quorum's leader knew an older one: a new leader was elected in the
+// meantime). Any other error ends the run.
+func (r *dynamicRun) ask(ctx context.Context, what string, change func() error) error {
+	for try := 1; ; try++ {
+		err := change()
+		if err == nil {
+			return nil
+		}
+		if try == 5 || !(errors.Is(err, kerr.RequestTimedOut) || errors.Is(err, kerr.NotLeaderForPartition)) {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		r.say(fmt.Sprintf("%s: %v; asking again", what, err))
+		if err := brewkit.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
+	}
 }
 
 // answers waits up to a minute for ApiVersions to be answered at addr.
