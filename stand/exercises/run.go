@@ -36,9 +36,10 @@ func (r Result) Graded() bool { return r.Passed || (len(r.Failures) > 0 && len(r
 // the stub (a solution). env is added to the grader's environment.
 //
 // The grader's test binary is linked once per stub or solution and kept
-// under .stand/testbin/exercises: go test -c leaves a binary that is up to
-// date as it is, so grading the same code again (the simulation's proof in
-// make check, then the real tier's) links nothing. go tool test2json turns
+// under .stand/testbin/exercises ($BREW_TESTBIN/exercises when set, as the
+// test tiers keep theirs): go test -c leaves a binary that is up to date as
+// it is, so grading the same code again (the simulation's proof in make
+// check, then the real tier's) links nothing. go tool test2json turns
 // its output into go test -json's events.
 func Run(ctx context.Context, ex Exercise, replace string, env []string) (Result, error) {
 	start := time.Now()
@@ -102,7 +103,9 @@ func buildGrader(ctx context.Context, ex Exercise, replace string, env []string)
 		variant = strings.TrimSuffix(filepath.Base(replace), ".go")
 	}
 	dir := filepath.Join(os.TempDir(), "brew-exercises")
-	if ex.Root != "" {
+	if d := os.Getenv("BREW_TESTBIN"); d != "" {
+		dir = filepath.Join(d, "exercises")
+	} else if ex.Root != "" {
 		dir = filepath.Join(ex.Root, ".stand", "testbin", "exercises")
 	}
 	dir = filepath.Join(dir, ex.Lecture+"-"+ex.Name)

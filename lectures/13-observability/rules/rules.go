@@ -347,7 +347,8 @@ func FormatDuration(d time.Duration) string {
 // Files returns the lecture's rule file and test file: under rules/ of the
 // working directory (the lecture folder), of a folder above it, of
 // lectures/13-observability above it, or, for a program built from this
-// checkout, beside this package's source.
+// checkout (without -trimpath, which leaves it no source folder), beside
+// this package's source.
 func Files() (rulesPath, testsPath string, err error) {
 	var dirs []string
 	if wd, err := os.Getwd(); err == nil {
