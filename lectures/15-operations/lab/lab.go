@@ -228,8 +228,10 @@ func (l *Lab) Start(ctx context.Context, n int32) error {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	// A node of the stand's size: the machine also runs the stand's three.
-	cmd.Env = append(os.Environ(), "JAVA_TOOL_OPTIONS=-Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1")
+	// A node of the stand's size and JVM settings (the serial collector, the
+	// client compiler: stand.GC and stand.JIT say why): the machine also
+	// runs the stand's three.
+	cmd.Env = append(os.Environ(), "JAVA_TOOL_OPTIONS=-Xms128m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the program, which stops the lab
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second

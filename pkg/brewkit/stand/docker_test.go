@@ -91,10 +91,10 @@ func TestAutoNeedsComposeV2ForDocker(t *testing.T) {
 	require.False(t, slices.Contains([]Flavor{Docker, Native}, f))
 }
 
-// The docker stand's nodes run with the same JIT setting as the native
-// stand's (JIT says why); brewcontainers' test holds its nodes to the compose
-// file's settings, so this holds all three stands together.
-func TestDockerNodesRunTheStandsJIT(t *testing.T) {
+// The docker stand's nodes run with the same JIT and collector as the
+// native stand's (JIT and GC say why); brewcontainers' test holds its nodes
+// to the compose file's settings, so this holds all three stands together.
+func TestDockerNodesRunTheStandsJVM(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "stand", "docker-compose.yml"))
 	require.NoError(t, err)
 	var opts string
@@ -105,4 +105,5 @@ func TestDockerNodesRunTheStandsJIT(t *testing.T) {
 	}
 	require.NotEmpty(t, opts, "stand/docker-compose.yml sets no KAFKA_JVM_PERFORMANCE_OPTS")
 	require.Contains(t, strings.Fields(opts), JIT, "stand/docker-compose.yml's KAFKA_JVM_PERFORMANCE_OPTS")
+	require.Contains(t, strings.Fields(opts), GC, "stand/docker-compose.yml's KAFKA_JVM_PERFORMANCE_OPTS")
 }

@@ -161,7 +161,7 @@ func (c *connect) start(context.Context) error {
 	}
 	// Not CommandContext: the worker must outlive this command.
 	cmd := exec.Command(javaBin(),
-		"-Xms256m", "-Xmx512m", "-XX:+UseG1GC", JIT, "-Djava.awt.headless=true",
+		"-Xms256m", "-Xmx512m", GC, JIT, "-Djava.awt.headless=true",
 		"-cp", filepath.Join(c.lib(), "*"),
 		"-Dlog4j2.configurationFile="+c.files("log4j2.properties"),
 		"-Dkafka.logs.dir="+filepath.Dir(c.logFile()),
