@@ -72,6 +72,10 @@ type Timing struct {
 	Pending  time.Duration
 	Firing   time.Duration
 	Resolved time.Duration
+	// Reset are the moments it was pending and then no longer, before
+	// it fired: an evaluation found its condition false (or its series
+	// missing), and its for: started again.
+	Reset []time.Duration `json:",omitempty"`
 }
 
 // Fired and Cleared say whether it fired, and whether it then went away.

@@ -3,6 +3,7 @@ package firedrill
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -36,6 +37,11 @@ func TestFireDrillReadmeAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The report first, then what is wrong with it: a CI log that keeps a
+	// failed test's last lines keeps the reasons.
+	var out bytes.Buffer
+	Print(&out, rep)
+	t.Log("\n" + out.String())
 	for _, s := range rep.Steps {
 		for _, tm := range s.Timings {
 			resolve := ResolveBound
@@ -44,9 +50,9 @@ func TestFireDrillReadmeAlone(t *testing.T) {
 			}
 			switch {
 			case !tm.Fired():
-				t.Errorf("step %s: %s did not fire within %s", s.Step.Name, tm.Expect, o.FireIn)
+				t.Errorf("step %s: %s did not fire within %s%s", s.Step.Name, tm.Expect, o.FireIn, resets(tm))
 			case tm.Firing > FireBound:
-				t.Errorf("step %s: %s fired %s after the fault, over %s", s.Step.Name, tm.Expect, tm.Firing, FireBound)
+				t.Errorf("step %s: %s fired %s after the fault, over %s%s", s.Step.Name, tm.Expect, tm.Firing, FireBound, resets(tm))
 			case !tm.Cleared():
 				t.Errorf("step %s: %s did not resolve within %s of the fix", s.Step.Name, tm.Expect, o.ResolveIn)
 			case tm.Resolved > resolve:
@@ -70,11 +76,20 @@ func TestFireDrillReadmeAlone(t *testing.T) {
 	if rep.Failed == 0 {
 		t.Errorf("no write failed, yet the quorum step stopped two of three nodes")
 	}
-	var out bytes.Buffer
-	Print(&out, rep)
-	t.Log("\n" + out.String())
 	brewtest.MatchesReadme(t, "../README.md", "fire-drill", out.String())
 	brewtest.MatchesReadme(t, "../README.en.md", "fire-drill", out.String())
+}
+
+// resets says when an alert that was pending went back to inactive.
+func resets(tm Timing) string {
+	if len(tm.Reset) == 0 {
+		return ""
+	}
+	var at []string
+	for _, r := range tm.Reset {
+		at = append(at, r.Round(time.Second).String())
+	}
+	return fmt.Sprintf(" (pending, then no longer, at %s after the fault: its for: started again)", strings.Join(at, ", "))
 }
 
 // offlineCountedByEveryController: when BrewOfflinePartitions fired, a

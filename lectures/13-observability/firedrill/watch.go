@@ -34,6 +34,12 @@ func (d *run) waitFiring(ctx context.Context, prom *Prom, res *StepResult, fireI
 		}
 		at := time.Since(res.FaultAt)
 		for i, t := range res.Timings {
+			if t.Pending > 0 && !t.Fired() && !slices.ContainsFunc(alerts, t.Expect.matches) {
+				res.Timings[i].Reset = append(res.Timings[i].Reset, at)
+				res.Timings[i].Pending = 0 // PENDING: when it last went pending
+				d.say(fmt.Sprintf("  %s no longer pending after %ss: its for: starts again", t.Expect, secs(at)))
+				continue
+			}
 			for _, a := range alerts {
 				if !t.Expect.matches(a) {
 					continue
