@@ -3,6 +3,8 @@ package brewtest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +43,12 @@ func BuildCmdAt(t testing.TB, dir string) string {
 	built.Lock()
 	defer built.Unlock()
 	if bin, ok := built.bins[abs]; ok {
+		return bin
+	}
+	if bin, err := sharedBinary(abs); err != nil {
+		t.Fatal(err)
+	} else if bin != "" {
+		built.bins[abs] = bin
 		return bin
 	}
 	if bin := cachedBinary(abs); bin != "" {
@@ -87,6 +95,81 @@ func cachedBinary(dir string) string {
 		}
 	}
 	return ""
+}
+
+// sharedBinary returns the command in dir as the test tiers keep it, linking
+// it when it is not there yet, or "" when they keep none. The tiers
+// (scripts/test) set BREW_TESTBIN; when the checkout is also a clean git
+// tree, a command is kept under BREW_TESTBIN/cmds by the tree's hash, the
+// Go toolchain, GOFLAGS and its folder, so the test processes of a tier,
+// the tiers of a CI run and the next run of the same code link it once
+// and ask go nothing (go run -exec echo costs 0.25 CPU-seconds a test
+// process and command, and a CI run builds commands hundreds of times).
+func sharedBinary(dir string) (string, error) {
+	keep := os.Getenv("BREW_TESTBIN")
+	if keep == "" {
+		return "", nil
+	}
+	root := dir
+	for !isFile(filepath.Join(root, "go.work")) {
+		if filepath.Dir(root) == root {
+			return "", nil
+		}
+		root = filepath.Dir(root)
+	}
+	tree, gover := cleanTree(root)
+	if tree == "" {
+		return "", nil
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return "", nil
+	}
+	sum := sha256.Sum256([]byte(strings.Join([]string{tree, gover, "GOFLAGS=" + os.Getenv("GOFLAGS"), rel}, "\n")))
+	bin := filepath.Join(keep, "cmds", hex.EncodeToString(sum[:8]), filepath.Base(dir))
+	if isFile(bin) {
+		return bin, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return "", err
+	}
+	// Linked beside it and renamed: another test process may link the same
+	// command at once, and a reader never sees half a binary.
+	tmp := fmt.Sprintf("%s.%d", bin, os.Getpid())
+	cmd := exec.Command("go", "build", "-o", tmp, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("go build %s: %v\n%s", dir, err, out)
+	}
+	return bin, os.Rename(tmp, bin)
+}
+
+var shared struct {
+	once        sync.Once
+	tree, gover string
+}
+
+// cleanTree is the hash of root's git tree and the Go version when nothing
+// in the checkout differs from HEAD (ignored files aside), else "". It is
+// read once a test process.
+func cleanTree(root string) (tree, gover string) {
+	shared.once.Do(func() {
+		st, err := exec.Command("git", "-C", root, "status", "--porcelain").Output()
+		if err != nil || len(bytes.TrimSpace(st)) > 0 {
+			return
+		}
+		h, err := exec.Command("git", "-C", root, "rev-parse", "HEAD^{tree}").Output()
+		if err != nil {
+			return
+		}
+		v, err := exec.Command("go", "env", "GOVERSION").Output()
+		if err != nil {
+			return
+		}
+		shared.tree, shared.gover = strings.TrimSpace(string(h)), strings.TrimSpace(string(v))
+	})
+	return shared.tree, shared.gover
 }
 
 // built are the commands this test process has built, by folder.
@@ -283,4 +366,9 @@ func FetchFails(t testing.TB, limit time.Duration, bin string, args ...string) {
 	if took > limit {
 		t.Fatalf("with every fetch refused the program took %s to say so, over %s", took.Round(time.Millisecond), limit)
 	}
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
