@@ -133,14 +133,19 @@ func sharedBinary(dir string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return "", err
 	}
-	// Linked beside it and renamed: another test process may link the same
-	// command at once, and a reader never sees half a binary.
+	// Go's build cache holds the command when nothing it is made of changed
+	// since it was last linked (cachedBinary): a new commit relinks only
+	// what it changed. It goes in beside its place and is renamed: another
+	// test process may put the same command there at once, and a reader
+	// never sees half a binary.
 	tmp := fmt.Sprintf("%s.%d", bin, os.Getpid())
-	cmd := exec.Command("go", "build", "-o", tmp, ".")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("go build %s: %v\n%s", dir, err, out)
+	if cached := cachedBinary(dir); cached == "" || os.Link(cached, tmp) != nil {
+		cmd := exec.Command("go", "build", "-o", tmp, ".")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.Remove(tmp)
+			return "", fmt.Errorf("go build %s: %v\n%s", dir, err, out)
+		}
 	}
 	return bin, os.Rename(tmp, bin)
 }
