@@ -75,7 +75,10 @@ func (w logWriter) Write(p []byte) (int, error) {
 
 // start starts the services named and, when the test ends, stops each one
 // (checking its port is free) under the exclusive lock, and starts again
-// those that ran before.
+// those that ran before. The tests that call it stop services other tests
+// use, so their names end in Alone: the test tiers run them where nothing
+// else holds the stand (among the others, one waited 52 s for the lock in
+// a CI run, and every test that came after it waited for it).
 func startServices(t *testing.T, s *stand.Stand, names ...string) {
 	t.Helper()
 	exclusive := serviceLock(t, s)
@@ -134,7 +137,7 @@ func serviceStatus(t *testing.T, s *stand.Stand, name string) *stand.ServiceStat
 	return nil
 }
 
-func TestPostgresServiceHasLogicalDecoding(t *testing.T) {
+func TestPostgresServiceHasLogicalDecodingAlone(t *testing.T) {
 	s := servicesStand(t)
 	startServices(t, s, "postgres")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -175,7 +178,7 @@ func TestPostgresServiceHasLogicalDecoding(t *testing.T) {
 	}
 }
 
-func TestPrometheusServiceIsReady(t *testing.T) {
+func TestPrometheusServiceIsReadyAlone(t *testing.T) {
 	s := servicesStand(t)
 	startServices(t, s, "prometheus")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -184,7 +187,7 @@ func TestPrometheusServiceIsReady(t *testing.T) {
 		t.Fatalf("GET /-/ready: %d", code)
 	}
 	// It runs the course's configuration: the nodes' metrics ports are its
-	// targets (up while a real stand runs: TestPrometheusScrapesEveryNode),
+	// targets (up while a real stand runs: TestPrometheusScrapesEveryNodeAlone),
 	// found a moment after ready.
 	brewtest.Eventually(t, 20*time.Second, "Prometheus scrapes 127.0.0.1:17071-17073 and itself", func() (bool, string) {
 		var targets struct {
@@ -214,7 +217,7 @@ func TestPrometheusServiceIsReady(t *testing.T) {
 // On a real stand Prometheus scrapes every node's metrics: job kafka's three
 // targets are up, labelled with their node, and one node is the active
 // controller.
-func TestPrometheusScrapesEveryNode(t *testing.T) {
+func TestPrometheusScrapesEveryNodeAlone(t *testing.T) {
 	s := servicesStand(t)
 	if f := s.Current(); f != stand.Native && f != stand.Docker {
 		msg := fmt.Sprintf("the nodes serve metrics on a real stand (this checkout's: %q): make up STAND=native", f)
@@ -270,7 +273,7 @@ func TestPrometheusScrapesEveryNode(t *testing.T) {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
-func TestConnectServiceValidatesADebeziumConnector(t *testing.T) {
+func TestConnectServiceValidatesADebeziumConnectorAlone(t *testing.T) {
 	s := servicesStand(t)
 	if f := s.Current(); f != stand.Native && f != stand.Docker {
 		msg := fmt.Sprintf("connect needs a real stand up (this checkout's: %q): make up STAND=native", f)
