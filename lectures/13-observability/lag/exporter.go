@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -51,8 +52,13 @@ var (
 // scrape (Measure, bounded by its Options' Timeout) and exports what it
 // found. A measurement that fails, wholly or for a group, counts in
 // brew_lag_scrape_errors_total and leaves the series it could not measure
-// out of that scrape; the scrape itself succeeds. Scrapes at once are
+// out of that scrape (or, within its Options' KeepFor, serves the group's
+// last measurement again); the scrape itself succeeds. Scrapes at once are
 // measured one after the other.
+//
+// A series missing from one scrape sends every alert on it back to the
+// start of its for: (Prometheus marks it stale): on a busy machine one slow
+// measurement is enough. KeepFor trades that for values up to KeepFor old.
 type Collector struct {
 	ctx    context.Context
 	cfg    brewkit.Config
@@ -61,7 +67,14 @@ type Collector struct {
 	// OnError, when set, is told each failure (stderr in cmd/lag).
 	OnError func(error)
 
-	mu sync.Mutex // one measurement at a time
+	mu   sync.Mutex // one measurement at a time
+	last map[string]kept
+}
+
+// kept is a group's last measurement and when it was made.
+type kept struct {
+	g  Group
+	at time.Time
 }
 
 // NewCollector returns a Collector of the groups o names on the cluster
@@ -97,25 +110,63 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	r, err := Measure(c.ctx, c.cfg, c.o)
 	if err != nil {
 		c.failed(err)
+		c.sendKept(ch, nil)
 		return
 	}
 	if err := r.Err(); err != nil {
 		c.failed(err)
 	}
+	measured := map[string]bool{}
 	for _, g := range r.Groups {
 		if g.Err != nil {
 			continue
 		}
-		kind := string(g.Kind)
-		ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(g.Members), g.Name, kind)
-		for _, p := range g.Partitions {
-			part := strconv.Itoa(int(p.Partition))
-			if p.Lag >= 0 {
-				ch <- prometheus.MustNewConstMetric(descLagRecords, prometheus.GaugeValue, float64(p.Lag), g.Name, p.Topic, part, kind)
+		measured[g.Name+"/"+string(g.Kind)] = true
+		if c.o.KeepFor > 0 {
+			if c.last == nil {
+				c.last = map[string]kept{}
 			}
-			if p.Lag >= 0 && p.TimeLag >= 0 {
-				ch <- prometheus.MustNewConstMetric(descLagSeconds, prometheus.GaugeValue, p.TimeLag.Seconds(), g.Name, p.Topic, part, kind)
+			c.last[g.Name+"/"+string(g.Kind)] = kept{g, time.Now()}
+		}
+		send(ch, g)
+	}
+	c.sendKept(ch, measured)
+}
+
+// sendKept sends the last measurement of each group this scrape did not
+// measure, while it is at most KeepFor old, and forgets the older ones.
+func (c *Collector) sendKept(ch chan<- prometheus.Metric, measured map[string]bool) {
+	for k, v := range c.last {
+		switch {
+		case measured[k]:
+		case time.Since(v.at) > c.o.KeepFor:
+			delete(c.last, k)
+		default:
+			// The oldest unprocessed record has aged since: as far as
+			// the exporter knows, it waits still.
+			g, age := v.g, time.Since(v.at)
+			g.Partitions = slices.Clone(g.Partitions)
+			for i, p := range g.Partitions {
+				if p.Lag > 0 && p.TimeLag >= 0 {
+					g.Partitions[i].TimeLag += age
+				}
 			}
+			send(ch, g)
+		}
+	}
+}
+
+// send sends a measured group's series.
+func send(ch chan<- prometheus.Metric, g Group) {
+	kind := string(g.Kind)
+	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(g.Members), g.Name, kind)
+	for _, p := range g.Partitions {
+		part := strconv.Itoa(int(p.Partition))
+		if p.Lag >= 0 {
+			ch <- prometheus.MustNewConstMetric(descLagRecords, prometheus.GaugeValue, float64(p.Lag), g.Name, p.Topic, part, kind)
+		}
+		if p.Lag >= 0 && p.TimeLag >= 0 {
+			ch <- prometheus.MustNewConstMetric(descLagSeconds, prometheus.GaugeValue, p.TimeLag.Seconds(), g.Name, p.Topic, part, kind)
 		}
 	}
 }

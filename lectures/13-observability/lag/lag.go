@@ -75,6 +75,10 @@ type Options struct {
 	Groups []string
 	// Timeout bounds the whole measurement; 0 is DefaultTimeout.
 	Timeout time.Duration
+	// KeepFor is how long the exporter (Collector) serves a group's last
+	// measurement when a scrape cannot measure it; 0: it is missing from
+	// that scrape at once.
+	KeepFor time.Duration
 }
 
 // Partition is one partition a group has committed offsets on or is

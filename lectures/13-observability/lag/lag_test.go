@@ -156,6 +156,57 @@ func TestExporterSurvivesFailedScrapes(t *testing.T) {
 	}
 }
 
+// With KeepFor, a scrape that cannot measure a group serves its last
+// measurement (counting the failure), its time lag aged by the while
+// since; once the last measurement is older than KeepFor, the group's
+// series are missing as without it.
+func TestExporterKeepsTheLastMeasurementForAWhile(t *testing.T) {
+	env := brewtest.Sim(t) // the simulation leaves one kind of request unanswered
+	topic := env.FreshTopic(t, "lag-keep", 3)
+	group := topic + ".kitchen"
+	produced(t, env, topic, counts, time.Now().Add(-10*time.Minute))
+	commit := map[int32]int64{0: 3, 1: 4, 2: 2}
+	member(t, env, group, topic, "classic", 14, commit)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	keep := 2 * time.Second
+	c := lag.NewCollector(ctx, env.Config, lag.Options{Groups: []string{group}, Timeout: time.Second, KeepFor: keep})
+	srv := httptest.NewServer(lag.Handler(c))
+	defer srv.Close()
+	scrape := func() map[string]string {
+		t.Helper()
+		resp, err := http.Get(srv.URL + "/metrics")
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+		return metrics(string(body))
+	}
+	labels := []string{"group", group, "kind", "consumer", "partition", "0", "topic", topic}
+	first := scrape()
+	measured := time.Now()
+	require.Equal(t, "0", first[lag.SeriesScrapeErrors])
+	require.Equal(t, strconv.Itoa(counts[0]-3), first[series(lag.SeriesLagRecords, labels...)])
+
+	env.Sim.Hang(kmsg.ListGroups) // no broker lists the groups: no measurement
+	second := scrape()
+	require.Equal(t, "1", second[lag.SeriesScrapeErrors])
+	require.Equal(t, first[series(lag.SeriesLagRecords, labels...)], second[series(lag.SeriesLagRecords, labels...)], "the last measurement's lag")
+	require.Equal(t, "1", second[series(lag.SeriesMembers, "group", group, "kind", "consumer")])
+	was, err := strconv.ParseFloat(first[series(lag.SeriesLagSeconds, labels...)], 64)
+	require.NoError(t, err)
+	now, err := strconv.ParseFloat(second[series(lag.SeriesLagSeconds, labels...)], 64)
+	require.NoError(t, err)
+	require.Greater(t, now, was, "the oldest record waits still, and has aged")
+
+	require.NoError(t, brewkit.Sleep(ctx, keep-time.Since(measured)+100*time.Millisecond))
+	third := scrape()
+	require.Equal(t, "2", third[lag.SeriesScrapeErrors])
+	require.NotContains(t, third, series(lag.SeriesLagRecords, labels...), "older than KeepFor: missing")
+	require.NotContains(t, third, series(lag.SeriesMembers, "group", group, "kind", "consumer"))
+}
+
 // A group whose coordinator does not answer is reported as not measured,
 // naming the node, within the measurement's bound; the other groups are
 // measured. (A request left unanswered holds every later answer on its
