@@ -186,14 +186,16 @@ func setUp(ctx context.Context, p *pgxpool.Pool, prod Producer, n names, app str
 	return nil
 }
 
-// settledStats waits (at most 15 s) until the statistics of schema's
+// settledStats waits (at most a minute) until the statistics of schema's
 // outbox count every order's INSERT (and, for the relay, its DELETE) and
-// no backend named app is left: a backend reports its counts when it exits.
+// no backend named app is left: a backend reports its counts when it exits
+// (and a busy one may put them off: PostgreSQL 15 reports at most once a
+// second, and later when another backend holds the statistics' lock).
 func settledStats(ctx context.Context, p *pgxpool.Pool, schema, app string, written int64, deletes bool) (scans, deleted int64, err error) {
 	var last error
-	werr := brewkit.WaitFor(ctx, 15*time.Second, 50*time.Millisecond, func() bool {
-		var inserted int64
-		var left int
+	var inserted int64
+	var left int
+	werr := brewkit.WaitFor(ctx, time.Minute, 50*time.Millisecond, func() bool {
 		last = p.QueryRow(ctx, `SELECT seq_scan + coalesce(idx_scan, 0), n_tup_del, n_tup_ins,
 				(SELECT count(*) FROM pg_stat_activity WHERE application_name = $2)
 			FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'outbox'`, schema, app).Scan(&scans, &deleted, &inserted, &left)
@@ -203,9 +205,32 @@ func settledStats(ctx context.Context, p *pgxpool.Pool, schema, app string, writ
 		return scans, deleted, last
 	}
 	if werr != nil {
-		return scans, deleted, fmt.Errorf("the statistics of %s.outbox did not settle within 15 s", schema)
+		return scans, deleted, fmt.Errorf("the statistics of %s.outbox did not settle within a minute: %d of %d INSERTs, %d DELETEs, %d backends named %s left", schema, inserted, written, deleted, left, app)
 	}
 	return scans, deleted, nil
+}
+
+// relayDeleted waits (at most a minute) until the statistics of schema's
+// outbox count written DELETEs. The consumer sees a batch's events once
+// Kafka has acknowledged them, a moment before the relay deletes its rows:
+// a relay stopped in that moment leaves the batch's rows behind (to send
+// again, as the relay should), and they are never deleted. The running
+// relay reports its counts within a second or so; the table itself is not
+// queried, whose scans the comparison counts.
+func relayDeleted(ctx context.Context, p *pgxpool.Pool, schema string, written int64) error {
+	var deleted int64
+	var last error
+	werr := brewkit.WaitFor(ctx, time.Minute, 50*time.Millisecond, func() bool {
+		last = p.QueryRow(ctx, `SELECT n_tup_del FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'outbox'`, schema).Scan(&deleted)
+		return last == nil && deleted >= written
+	})
+	if last != nil {
+		return last
+	}
+	if werr != nil {
+		return fmt.Errorf("the relay deleted %d of the %d outbox rows it sent within a minute", deleted, written)
+	}
+	return nil
 }
 
 // quantile of sorted durations.

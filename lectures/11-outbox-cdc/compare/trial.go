@@ -260,8 +260,14 @@ func (t *trial) cost(ctx context.Context) error {
 	return nil
 }
 
-// release stops the producer: the child, the connector, the slot.
+// release stops the producer: the child, the connector, the slot. The
+// relay first deletes the rows it sent (relayDeleted says why).
 func (t *trial) release(ctx context.Context) error {
+	if t.prod == Relay {
+		if err := relayDeleted(ctx, t.p, t.n.schema, int64(t.o.Backlog+t.o.Steady)); err != nil {
+			return err
+		}
+	}
 	if err := t.stop(); err != nil {
 		return err
 	}
