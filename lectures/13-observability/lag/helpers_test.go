@@ -3,6 +3,8 @@ package lag_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +84,19 @@ func member(t *testing.T, env *brewtest.Env, group, topic, protocol string, tota
 	})
 	require.NoError(t, cerr, "committing %v", commit)
 	return cl
+}
+
+// scrape gets url (an exporter's /metrics), requires a 200, and returns
+// its samples (metrics) and its text.
+func scrape(t *testing.T, url string) (map[string]string, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	return metrics(string(body)), string(body)
 }
 
 // metrics reads Prometheus's text format: each sample's line up to its

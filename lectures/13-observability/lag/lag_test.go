@@ -3,8 +3,6 @@ package lag_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -101,15 +99,9 @@ func TestExporterServesTheSeries(t *testing.T) {
 	srv := httptest.NewServer(lag.Handler(c))
 	defer srv.Close()
 	before := time.Now()
-	resp, err := http.Get(srv.URL + "/metrics")
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	m, body := scrape(t, srv.URL+"/metrics")
 	after := time.Now()
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
 	t.Logf("/metrics:\n%s", body)
-	m := metrics(string(body))
 
 	labels := func(p int) []string {
 		return []string{"group", group, "kind", "consumer", "partition", strconv.Itoa(p), "topic", topic}
@@ -144,13 +136,8 @@ func TestExporterSurvivesFailedScrapes(t *testing.T) {
 	defer srv.Close()
 	env.Sim.Hang(kmsg.ListGroups) // no broker lists the groups
 	for i := 1; i <= 2; i++ {
-		resp, err := http.Get(srv.URL + "/metrics")
-		require.NoError(t, err)
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
-		require.Equal(t, strconv.Itoa(i), metrics(string(body))[lag.SeriesScrapeErrors], "scrape %d", i)
+		m, _ := scrape(t, srv.URL+"/metrics")
+		require.Equal(t, strconv.Itoa(i), m[lag.SeriesScrapeErrors], "scrape %d", i)
 		require.Len(t, told, i)
 		require.ErrorContains(t, told[i-1], "listing the groups")
 	}
@@ -173,24 +160,14 @@ func TestExporterKeepsTheLastMeasurementForAWhile(t *testing.T) {
 	c := lag.NewCollector(ctx, env.Config, lag.Options{Groups: []string{group}, Timeout: time.Second, KeepFor: keep})
 	srv := httptest.NewServer(lag.Handler(c))
 	defer srv.Close()
-	scrape := func() map[string]string {
-		t.Helper()
-		resp, err := http.Get(srv.URL + "/metrics")
-		require.NoError(t, err)
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
-		return metrics(string(body))
-	}
 	labels := []string{"group", group, "kind", "consumer", "partition", "0", "topic", topic}
-	first := scrape()
+	first, _ := scrape(t, srv.URL+"/metrics")
 	measured := time.Now()
 	require.Equal(t, "0", first[lag.SeriesScrapeErrors])
 	require.Equal(t, strconv.Itoa(counts[0]-3), first[series(lag.SeriesLagRecords, labels...)])
 
 	env.Sim.Hang(kmsg.ListGroups) // no broker lists the groups: no measurement
-	second := scrape()
+	second, _ := scrape(t, srv.URL+"/metrics")
 	require.Equal(t, "1", second[lag.SeriesScrapeErrors])
 	require.Equal(t, first[series(lag.SeriesLagRecords, labels...)], second[series(lag.SeriesLagRecords, labels...)], "the last measurement's lag")
 	require.Equal(t, "1", second[series(lag.SeriesMembers, "group", group, "kind", "consumer")])
@@ -201,7 +178,7 @@ func TestExporterKeepsTheLastMeasurementForAWhile(t *testing.T) {
 	require.Greater(t, now, was, "the oldest record waits still, and has aged")
 
 	require.NoError(t, brewkit.Sleep(ctx, keep-time.Since(measured)+100*time.Millisecond))
-	third := scrape()
+	third, _ := scrape(t, srv.URL+"/metrics")
 	require.Equal(t, "2", third[lag.SeriesScrapeErrors])
 	require.NotContains(t, third, series(lag.SeriesLagRecords, labels...), "older than KeepFor: missing")
 	require.NotContains(t, third, series(lag.SeriesMembers, "group", group, "kind", "consumer"))
