@@ -50,10 +50,20 @@ func TestWorkersAreFasterAndKeepOrderReadme(t *testing.T) {
 	t.Logf("partition: %d polls, the longest partition of each summed to %d of %d events: %.1fx at most, %.1fx measured", p.Polls, p.Critical, o.Orders, bound, p.Speedup)
 	require.Less(t, p.Critical, o.Orders, "a poll brought partitions side by side")
 	require.GreaterOrEqual(t, p.Elapsed, time.Duration(p.Critical)*o.Latency, "each poll waits for its longest partition")
-	require.GreaterOrEqual(t, p.Speedup, 0.75*bound, "partition mode reaches the speedup its polls allow (%.1fx)", bound)
 	require.Greater(t, p.Speedup, 1.0, "partitions side by side beat one loop")
-	require.GreaterOrEqual(t, byMode[workers.Key].Speedup, 5.0)
 	require.Greater(t, byMode[workers.Key].PerSecond, byMode[workers.Partition].PerSecond, "16 workers beat 6 partitions")
+	// The speed-ups are a claim about waiting on the partner: 20 ms a
+	// booking against well under a millisecond of CPU. Under the race
+	// detector a booking costs several milliseconds of CPU, and 16 workers
+	// ask for more than two busy cores give (key mode measured 4.2x there,
+	// in make check beside other packages): what that measures is the
+	// detector. make test and the real tier, built without it, hold them.
+	if raceBuild {
+		t.Logf("race detector: the speed-ups (key %.1fx, partition %.1fx of %.1fx) are held without it", byMode[workers.Key].Speedup, p.Speedup, bound)
+	} else {
+		require.GreaterOrEqual(t, p.Speedup, 0.75*bound, "partition mode reaches the speedup its polls allow (%.1fx)", bound)
+		require.GreaterOrEqual(t, byMode[workers.Key].Speedup, 5.0, "a worker per key books several times faster than one loop")
+	}
 	require.Positive(t, byMode[workers.Record].OutOfOrder, "a goroutine per record loses the order")
 
 	var b strings.Builder
