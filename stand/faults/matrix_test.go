@@ -161,7 +161,7 @@ var programs = []program{
 	// secured listeners, which only a real stand has: on the matrix's
 	// clusters, which answer, it stops at secure.Find with that one line.
 	{dir: "lectures/12-security/cmd/users", uses: admin},
-	{dir: "lectures/12-security/cmd/tls", uses: admin},
+	{dir: "lectures/12-security/cmd/tlsprobe", uses: admin},
 	{dir: "lectures/12-security/cmd/acls", uses: admin},
 	{dir: "lectures/12-security/cmd/quotas", uses: admin},
 

@@ -1,4 +1,4 @@
-// Package tlsprobe is lecture 12's `tls` program: it connects to node 1's
+// Package tlsprobe is lecture 12's `tlsprobe` program (make tls): it connects to node 1's
 // secured listeners the ways a client gets TLS right and wrong, and reports
 // for each connection how far it got and the exact error it ended with.
 //

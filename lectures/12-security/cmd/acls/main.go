@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brew-course/kafka/lectures/12-security/acl"
+	"github.com/brew-course/kafka/lectures/12-security/acls"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -23,7 +23,7 @@ func main() {
 	if describe {
 		os.Args = append(os.Args[:1], os.Args[2:]...)
 	}
-	o := acl.Defaults
+	o := acls.Defaults
 	var del bool
 	var principal string
 	if describe {
@@ -53,11 +53,11 @@ func main() {
 		if err != nil {
 			return err
 		}
-		rep, err := acl.Run(ctx, c, acl.Lecture, o)
+		rep, err := acls.Run(ctx, c, acls.Lecture, o)
 		if err != nil {
 			return err
 		}
-		acl.PrintReport(os.Stdout, rep)
+		acls.PrintReport(os.Stdout, rep)
 		if bad := rep.Mismatches(); len(bad) > 0 {
 			return fmt.Errorf("%d of %d answers are not least privilege's (first: %s %s on %s: %s)", len(bad), len(rep.Rows), bad[0].Who, bad[0].Action, bad[0].Resource, bad[0].Got)
 		}
@@ -83,14 +83,14 @@ func list(ctx context.Context, cfg brewkit.Config, principal string) error {
 	if principal != "" {
 		p = &principal
 	}
-	bs, err := acl.List(ctx, cl, p)
+	bs, err := acls.List(ctx, cl, p)
 	if err != nil {
 		return fmt.Errorf("listing ACLs: %w", err)
 	}
 	if len(bs) == 0 {
 		fmt.Fprintln(os.Stderr, "acls: no ACLs on the cluster (`make acls` creates the lecture's)")
 	}
-	acl.Print(os.Stdout, acl.Group(bs))
+	acls.Print(os.Stdout, acls.Group(bs))
 	return nil
 }
 
@@ -101,10 +101,10 @@ func remove(ctx context.Context, cfg brewkit.Config) error {
 		return err
 	}
 	defer cl.Close()
-	n, err := acl.Delete(ctx, cl, acl.Lecture.All()...)
+	n, err := acls.Delete(ctx, cl, acls.Lecture.All()...)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("deleted %d ACLs of User:%s, User:%s and User:%s; the users stay\n", n, acl.Lecture.Partner, acl.Lecture.Analytics, acl.Lecture.Writer)
+	fmt.Printf("deleted %d ACLs of User:%s, User:%s and User:%s; the users stay\n", n, acls.Lecture.Partner, acls.Lecture.Analytics, acls.Lecture.Writer)
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/brew-course/kafka/lectures/12-security/acl"
+	"github.com/brew-course/kafka/lectures/12-security/acls"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -52,7 +52,7 @@ func TestDescribeOnePrincipal(t *testing.T) {
 	cl, _, err := brewkit.Connect(ctx, env.Config)
 	require.NoError(t, err)
 	defer cl.Close()
-	_, err = acl.Ensure(ctx, cl, acl.Lecture.Plan()...)
+	_, err = acls.Ensure(ctx, cl, acls.Lecture.Plan()...)
 	require.NoError(t, err)
 
 	bin := brewtest.BuildCmd(t)

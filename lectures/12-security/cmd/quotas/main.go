@@ -13,13 +13,13 @@ import (
 	"os"
 	"time"
 
-	"github.com/brew-course/kafka/lectures/12-security/quota"
+	"github.com/brew-course/kafka/lectures/12-security/quotas"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
 func main() {
-	o := quota.Defaults
+	o := quotas.Defaults
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `usage: quotas [flags]
 
@@ -62,19 +62,19 @@ the brokers reported. The users stay until -delete.
 				return err
 			}
 			defer adm.Close()
-			d, err := quota.Delete(ctx, adm, o.Noisy, o.Quiet)
+			d, err := quotas.Delete(ctx, adm, o.Noisy, o.Quiet)
 			if err != nil {
 				return err
 			}
-			quota.PrintDeleted(os.Stdout, d)
+			quotas.PrintDeleted(os.Stdout, d)
 			return nil
 		}
 		o.Progress = func(s string) { fmt.Fprintln(os.Stderr, "quotas:", s) }
-		r, err := quota.Run(ctx, c, o)
+		r, err := quotas.Run(ctx, c, o)
 		if err != nil {
 			return brewkit.LeftBehind(err, fmt.Sprintf("the quota on %s may stay: `make quotas-delete` removes it", o.Noisy))
 		}
-		quota.Print(os.Stdout, r)
+		quotas.Print(os.Stdout, r)
 		return nil
 	})
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/brew-course/kafka/lectures/12-security/quota"
+	"github.com/brew-course/kafka/lectures/12-security/quotas"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -31,30 +31,30 @@ func TestDeleteCommandReadme(t *testing.T) {
 	cl, adm, err := brewkit.Connect(ctx, c.Admin)
 	require.NoError(t, err)
 	defer cl.Close()
-	t.Cleanup(func() { quota.Delete(context.Background(), adm, noisy, quiet) }) //nolint:errcheck // best effort: the test deletes them itself
-	require.NoError(t, quota.Ensure(ctx, adm, noisy, quiet))
-	require.NoError(t, quota.SetQuota(ctx, adm, noisy, quota.Defaults.Rate))
+	t.Cleanup(func() { quotas.Delete(context.Background(), adm, noisy, quiet) }) //nolint:errcheck // best effort: the test deletes them itself
+	require.NoError(t, quotas.Ensure(ctx, adm, noisy, quiet))
+	require.NoError(t, quotas.SetQuota(ctx, adm, noisy, quotas.Defaults.Rate))
 
 	bin := brewtest.BuildCmd(t)
 	args := []string{"-noisy", noisy, "-quiet", quiet, "-delete"}
 	names := strings.NewReplacer(noisy, "noisy", quiet, "quiet")
 	out, stderr, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap(), args...)
 	require.Zero(t, code, stderr)
-	require.Equal(t, quota.ProducerByteRate+" removed from [noisy]; ACLs deleted: 2; SCRAM passwords deleted: [noisy quiet]\n", names.Replace(out),
+	require.Equal(t, quotas.ProducerByteRate+" removed from [noisy]; ACLs deleted: 2; SCRAM passwords deleted: [noisy quiet]\n", names.Replace(out),
 		"a quota an interrupted run left goes too")
-	q, err := quota.Describe(ctx, adm, noisy)
+	q, err := quotas.Describe(ctx, adm, noisy)
 	require.NoError(t, err)
 	require.Empty(t, q, "no quota left on user=%s", noisy)
 
 	// After a whole run the quota is removed already: the README's case.
-	require.NoError(t, quota.Ensure(ctx, adm, noisy, quiet))
+	require.NoError(t, quotas.Ensure(ctx, adm, noisy, quiet))
 	out, stderr, code = brewtest.RunCmd(t, bin, env.Config.Bootstrap(), args...)
 	require.Zero(t, code, stderr)
 	brewtest.MatchesReadme(t, "../../README.md", "quotas-delete", names.Replace(out))
 
 	out, stderr, code = brewtest.RunCmd(t, bin, env.Config.Bootstrap(), args...)
 	require.Zero(t, code, stderr)
-	require.Equal(t, quota.ProducerByteRate+" removed from []; ACLs deleted: 0; SCRAM passwords deleted: []\n", out, "nothing left the second time")
+	require.Equal(t, quotas.ProducerByteRate+" removed from []; ACLs deleted: 0; SCRAM passwords deleted: []\n", out, "nothing left the second time")
 }
 
 // On the embedded stand, which has no secured listeners, quotas ends at

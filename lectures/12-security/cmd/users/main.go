@@ -12,13 +12,13 @@ import (
 	"flag"
 	"os"
 
-	"github.com/brew-course/kafka/lectures/12-security/scram"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
+	"github.com/brew-course/kafka/lectures/12-security/users"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
 func main() {
-	o := scram.Defaults
+	o := users.Defaults
 	flag.StringVar(&o.Partner, "partner", o.Partner, "the courier partner's SCRAM user")
 	flag.StringVar(&o.Analytics, "analytics", o.Analytics, "the analytics contractor's SCRAM user")
 	iterations := flag.Int("iterations", int(o.Iterations), "iterations of the salted hash the cluster stores (4096 to 16384)")
@@ -39,18 +39,18 @@ func main() {
 			return err
 		}
 		if *del {
-			ds, err := scram.Delete(ctx, c, o.Partner, o.Analytics)
+			ds, err := users.Delete(ctx, c, o.Partner, o.Analytics)
 			if err != nil {
 				return err
 			}
-			scram.PrintDeleted(os.Stdout, ds)
+			users.PrintDeleted(os.Stdout, ds)
 			return nil
 		}
-		r, err := scram.Run(ctx, c, o)
+		r, err := users.Run(ctx, c, o)
 		if err != nil {
 			return err
 		}
-		scram.Print(os.Stdout, o, r)
+		users.Print(os.Stdout, o, r)
 		return nil
 	})
 }

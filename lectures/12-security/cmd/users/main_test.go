@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/brew-course/kafka/lectures/12-security/scram"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
+	"github.com/brew-course/kafka/lectures/12-security/users"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 )
 
@@ -31,7 +31,7 @@ func TestUsersCommandReadme(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := scram.Delete(ctx, c, partner, analytics); err != nil {
+		if _, err := users.Delete(ctx, c, partner, analytics); err != nil {
 			t.Errorf("deleting the test's users: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-// Package quota is `make quotas`: a producer byte-rate quota on a noisy
+// Package quotas is `make quotas`: a producer byte-rate quota on a noisy
 // client. Two SCRAM users, noisy and quiet, produce as fast as they can at
 // the same time on the secured listeners, first with no quota, then with
 // producer_byte_rate set on user=noisy (AlterClientQuotas, as the operator on
@@ -11,7 +11,7 @@
 // request but answers with a throttle time and serves that connection
 // nothing more until it has passed (KIP-219). The rates here are therefore
 // per broker, and averages over a phase as long as that window.
-package quota
+package quotas
 
 import (
 	"context"

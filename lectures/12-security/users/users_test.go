@@ -1,4 +1,4 @@
-package scram_test
+package users_test
 
 import (
 	"context"
@@ -16,23 +16,23 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/brew-course/kafka/lectures/12-security/scram"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
+	"github.com/brew-course/kafka/lectures/12-security/users"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 	"github.com/brew-course/kafka/pkg/brewkit/sim"
 )
 
 // fresh is Defaults with user names of the test's own, deleted when it ends.
-func fresh(t *testing.T, c secure.Cluster) scram.Options {
+func fresh(t *testing.T, c secure.Cluster) users.Options {
 	t.Helper()
-	o := scram.Defaults
+	o := users.Defaults
 	n := rand.IntN(1e9)
 	o.Partner, o.Analytics = fmt.Sprintf("partner-%d", n), fmt.Sprintf("analytics-%d", n)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := scram.Delete(ctx, c, o.Partner, o.Analytics); err != nil {
+		if _, err := users.Delete(ctx, c, o.Partner, o.Analytics); err != nil {
 			t.Errorf("deleting the test's users: %v", err)
 		}
 	})
@@ -62,17 +62,18 @@ func simulated(t *testing.T) secure.Cluster {
 	return secure.Simulated(env.Config)
 }
 
-func run(t *testing.T, c secure.Cluster, o scram.Options) scram.Result {
+func run(t *testing.T, c secure.Cluster, o users.Options) users.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := scram.Run(ctx, c, o)
+	r, err := users.Run(ctx, c, o)
 	require.NoError(t, err)
 	return r
 }
 
-func users(r scram.Result, names ...string) []scram.User {
-	return slices.DeleteFunc(slices.Clone(r.Users), func(u scram.User) bool { return !slices.Contains(names, u.Name) })
+// only is r's users among names.
+func only(r users.Result, names ...string) []users.User {
+	return slices.DeleteFunc(slices.Clone(r.Users), func(u users.User) bool { return !slices.Contains(names, u.Name) })
 }
 
 // On real Kafka: the operator creates both users and DescribeUserSCRAMs
@@ -89,12 +90,12 @@ func TestUsersLoginsAndRotationReadme(t *testing.T) {
 	o.Topic = env.FreshTopic(t, "secure-users", 3)
 	r := run(t, c, o)
 
-	want := []scram.User{
+	want := []users.User{
 		{Name: o.Analytics, Mechanism: "SCRAM-SHA-512", Iterations: 8192},
 		{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 8192},
 	}
-	require.Equal(t, want, users(r, o.Partner, o.Analytics))
-	require.Contains(t, r.Users, scram.User{Name: "brew", Mechanism: "SCRAM-SHA-512", Iterations: 8192}, "the stand's admin")
+	require.Equal(t, want, only(r, o.Partner, o.Analytics))
+	require.Contains(t, r.Users, users.User{Name: "brew", Mechanism: "SCRAM-SHA-512", Iterations: 8192}, "the stand's admin")
 
 	require.Equal(t, c.SASL, r.Partner.Brokers, "metadata lists the listener the client came in on")
 	require.Zero(t, r.Partner.ACLs)
@@ -113,7 +114,7 @@ func TestUsersLoginsAndRotationReadme(t *testing.T) {
 	var guess *kgo.ErrFirstReadEOF
 	require.ErrorAs(t, r.NoSASL.Raw, &guess, "franz-go's guess around the EOF")
 	require.NotErrorIs(t, r.NoSASL.Raw, context.DeadlineExceeded)
-	require.Less(t, r.NoSASL.RawAfter, scram.RawWait, "at once, not a timeout")
+	require.Less(t, r.NoSASL.RawAfter, users.RawWait, "at once, not a timeout")
 	require.ErrorAs(t, r.NoSASL.Diagnosis, &login)
 	require.Contains(t, login.Error(), "wants a SASL login (it offers SCRAM-SHA-512)")
 
@@ -121,7 +122,7 @@ func TestUsersLoginsAndRotationReadme(t *testing.T) {
 	require.ErrorContains(t, r.NoTLS.Raw, "invalid large response size 352518912", "franz-go reads the broker's TLS alert as a response's size")
 	require.ErrorContains(t, r.NoTLS.Raw, "appear to be a tls alert record", "and says so")
 	require.NotErrorIs(t, r.NoTLS.Raw, context.DeadlineExceeded)
-	require.Less(t, r.NoTLS.RawAfter, scram.RawWait, "at once, not a timeout")
+	require.Less(t, r.NoTLS.RawAfter, users.RawWait, "at once, not a timeout")
 	var tlsErr *brewkit.TLSError
 	require.ErrorAs(t, r.NoTLS.Diagnosis, &tlsErr)
 	require.False(t, tlsErr.Cfg.TLS)
@@ -135,15 +136,15 @@ func TestUsersLoginsAndRotationReadme(t *testing.T) {
 	require.Zero(t, rot.StaleDials, "on the same connection")
 	require.ErrorIs(t, rot.Other, kerr.SaslAuthenticationFailed, "a new connection of the same client logs in with the old password")
 
-	r.Users = users(r, "brew", o.Partner, o.Analytics) // other tests' users come and go
+	r.Users = only(r, "brew", o.Partner, o.Analytics) // other tests' users come and go
 	var b strings.Builder
-	scram.Print(&b, o, r)
+	users.Print(&b, o, r)
 	t.Log("\n" + b.String())
 	brewtest.MatchesReadme(t, "../README.md", "users", lectureNames(b.String(), o))
 }
 
 // lectureNames writes the run's users and topic as the lecture's.
-func lectureNames(out string, o scram.Options) string {
+func lectureNames(out string, o users.Options) string {
 	return strings.NewReplacer(o.Partner, "partner", o.Analytics, "analytics", o.Topic, brewkit.Shipments.Name).Replace(out)
 }
 
@@ -161,13 +162,13 @@ func TestUpsertTwiceKeepsOneCredential(t *testing.T) {
 			require.NoError(t, err)
 			defer adm.Close()
 			for range 2 {
-				require.NoError(t, scram.Upsert(ctx, adm, o.Iterations, o.Partner, o.Password))
+				require.NoError(t, users.Upsert(ctx, adm, o.Iterations, o.Partner, o.Password))
 			}
 			// Any broker answers DescribeUserSCRAMs from its copy of the
 			// metadata log, which may not hold the upsert yet.
-			have := listed(ctx, t, adm, func(us []scram.User) bool { return len(users(scram.Result{Users: us}, o.Partner)) > 0 })
-			require.Equal(t, []scram.User{{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 4096}},
-				users(scram.Result{Users: have}, o.Partner))
+			have := listed(ctx, t, adm, func(us []users.User) bool { return len(only(users.Result{Users: us}, o.Partner)) > 0 })
+			require.Equal(t, []users.User{{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 4096}},
+				only(users.Result{Users: have}, o.Partner))
 		})
 	}
 }
@@ -182,30 +183,30 @@ func TestDeleteTwice(t *testing.T) {
 			_, adm, err := brewkit.Connect(ctx, tier.c.Admin)
 			require.NoError(t, err)
 			defer adm.Close()
-			require.NoError(t, scram.Upsert(ctx, adm, 4096, o.Partner, o.Password, o.Analytics, o.AnalyticsPassword))
-			ds, err := scram.Delete(ctx, tier.c, o.Partner, o.Analytics)
+			require.NoError(t, users.Upsert(ctx, adm, 4096, o.Partner, o.Password, o.Analytics, o.AnalyticsPassword))
+			ds, err := users.Delete(ctx, tier.c, o.Partner, o.Analytics)
 			require.NoError(t, err)
-			require.Equal(t, []scram.Deleted{{User: o.Partner, Existed: true}, {User: o.Analytics, Existed: true}}, ds)
-			ds, err = scram.Delete(ctx, tier.c, o.Partner, o.Analytics)
+			require.Equal(t, []users.Deleted{{User: o.Partner, Existed: true}, {User: o.Analytics, Existed: true}}, ds)
+			ds, err = users.Delete(ctx, tier.c, o.Partner, o.Analytics)
 			require.NoError(t, err)
-			require.Equal(t, []scram.Deleted{{User: o.Partner}, {User: o.Analytics}}, ds)
-			have := listed(ctx, t, adm, func(us []scram.User) bool {
-				return len(users(scram.Result{Users: us}, o.Partner, o.Analytics)) == 0
+			require.Equal(t, []users.Deleted{{User: o.Partner}, {User: o.Analytics}}, ds)
+			have := listed(ctx, t, adm, func(us []users.User) bool {
+				return len(only(users.Result{Users: us}, o.Partner, o.Analytics)) == 0
 			})
-			require.Empty(t, users(scram.Result{Users: have}, o.Partner, o.Analytics))
+			require.Empty(t, only(users.Result{Users: have}, o.Partner, o.Analytics))
 		})
 	}
 }
 
-// listed is scram.List once it satisfies done, or its last answer after 10 s:
+// listed is users.List once it satisfies done, or its last answer after 10 s:
 // the broker that answers applies the controller's records a moment after the
 // write returns.
-func listed(ctx context.Context, t *testing.T, adm *kadm.Client, done func([]scram.User) bool) []scram.User {
+func listed(ctx context.Context, t *testing.T, adm *kadm.Client, done func([]users.User) bool) []users.User {
 	t.Helper()
-	var have []scram.User
+	var have []users.User
 	var err error
 	_ = brewkit.WaitFor(ctx, 10*time.Second, 50*time.Millisecond, func() bool {
-		have, err = scram.List(ctx, adm)
+		have, err = users.List(ctx, adm)
 		return err != nil || done(have)
 	})
 	require.NoError(t, err)
@@ -242,11 +243,11 @@ func TestUsersOnTheSimulation(t *testing.T) {
 	o.Iterations = 4096
 	r := run(t, c, o)
 
-	require.Equal(t, []scram.User{
+	require.Equal(t, []users.User{
 		{Name: o.Analytics, Mechanism: "SCRAM-SHA-512", Iterations: 4096},
 		{Name: "brew", Mechanism: "SCRAM-SHA-512", Iterations: 4096},
 		{Name: o.Partner, Mechanism: "SCRAM-SHA-512", Iterations: 4096},
-	}, users(r, "brew", o.Partner, o.Analytics))
+	}, only(r, "brew", o.Partner, o.Analytics))
 	require.Len(t, r.Partner.Brokers, 3)
 	require.Zero(t, r.Partner.ACLs)
 	require.Zero(t, r.Partner.Topics)
@@ -275,7 +276,7 @@ func TestUsersOnTheSimulation(t *testing.T) {
 	_, adm, err := brewkit.Connect(ctx, c.Admin)
 	require.NoError(t, err)
 	defer adm.Close()
-	require.NoError(t, scram.Upsert(ctx, adm, 8192, o.Analytics, o.AnalyticsPassword))
+	require.NoError(t, users.Upsert(ctx, adm, 8192, o.Analytics, o.AnalyticsPassword))
 	cfg, err := c.Password(o.Analytics, o.AnalyticsPassword)
 	require.NoError(t, err)
 	cl, err := brewkit.NewClient(cfg)
@@ -284,6 +285,6 @@ func TestUsersOnTheSimulation(t *testing.T) {
 	require.ErrorAs(t, brewkit.Ping(ctx, cfg, cl), &login, "kfake refuses a SCRAM login of 8192 iterations")
 
 	var b strings.Builder
-	scram.Print(&b, o, r)
+	users.Print(&b, o, r)
 	t.Log("\n" + b.String())
 }

@@ -1,4 +1,4 @@
-package acl_test
+package acls_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/brew-course/kafka/lectures/12-security/acl"
+	"github.com/brew-course/kafka/lectures/12-security/acls"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -69,27 +69,27 @@ func TestDescribeIsKafkaAclsListReadme(t *testing.T) {
 	op, _, err := brewkit.Connect(ctx, c.Admin)
 	require.NoError(t, err)
 	defer op.Close()
-	_, err = acl.Ensure(ctx, op, n.All()...)
+	_, err = acls.Ensure(ctx, op, n.All()...)
 	require.NoError(t, err)
 
-	bs, err := acl.List(ctx, op, nil)
+	bs, err := acls.List(ctx, op, nil)
 	require.NoError(t, err)
 	var b strings.Builder
-	acl.Print(&b, acl.Group(bs))
+	acls.Print(&b, acls.Group(bs))
 	sfx := strings.TrimPrefix(n.Partner, "partner-")
 	ours := listing(t, b.String(), "acl"+sfx+".")
 	theirs := listing(t, kafkaAcls(t, env, "--list"), "acl"+sfx+".")
 	require.Len(t, ours, 8, "the lecture's ACLs are on 8 resource patterns")
 	require.Equal(t, theirs, ours)
 
-	var mine []acl.Binding
+	var mine []acls.Binding
 	for _, x := range bs {
 		if strings.Contains(x.Resource.Name, "acl"+sfx+".") {
 			mine = append(mine, x)
 		}
 	}
 	b.Reset()
-	acl.Print(&b, acl.Group(mine))
+	acls.Print(&b, acls.Group(mine))
 	out := lecture(n).Replace(b.String())
 	t.Log("\n" + out)
 	brewtest.MatchesReadme(t, "../README.md", "acls-describe", out)
@@ -106,7 +106,7 @@ func TestKafkaAclsShortcuts(t *testing.T) {
 	sfx := fmt.Sprintf("%d", time.Now().UnixNano()%1e6)
 	consumer, producer := "shortcut-consumer-"+sfx, "shortcut-producer-"+sfx
 	topicName, groupName, txn := "brew.test.shortcut"+sfx, "brew.test.shortcut"+sfx+".group", "brew.test.shortcut"+sfx+".txn"
-	t.Cleanup(func() { drop(t, c, acl.Names{}, consumer, producer) })
+	t.Cleanup(func() { drop(t, c, acls.Names{}, consumer, producer) })
 	kafkaAcls(t, env, "--add", "--allow-principal", secure.Principal(consumer), "--consumer", "--topic", topicName, "--group", groupName)
 	kafkaAcls(t, env, "--add", "--allow-principal", secure.Principal(producer), "--producer", "--topic", topicName, "--transactional-id", txn)
 
@@ -123,7 +123,7 @@ func TestKafkaAclsShortcuts(t *testing.T) {
 		p := secure.Principal(user)
 		var out []string
 		_ = brewkit.WaitFor(ctx, 15*time.Second, 100*time.Millisecond, func() bool {
-			bs, err := acl.List(ctx, op, &p)
+			bs, err := acls.List(ctx, op, &p)
 			require.NoError(t, err)
 			out = out[:0]
 			for _, b := range bs {

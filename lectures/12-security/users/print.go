@@ -1,4 +1,4 @@
-package scram
+package users
 
 import (
 	"errors"

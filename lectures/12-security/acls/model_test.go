@@ -1,4 +1,4 @@
-package acl_test
+package acls_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/brew-course/kafka/lectures/12-security/acl"
+	"github.com/brew-course/kafka/lectures/12-security/acls"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
@@ -42,7 +42,7 @@ func newModel(t *testing.T, c secure.Cluster) *model {
 	_, err = brewkit.EnsureTopics(ctx, adm, brewkit.TopicNamed(m.topic, 1))
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		drop(t, c, acl.Names{PartnerGroup: m.name("x"), OrdersGroup: m.name("y"), PaymentsGroup: m.name("z"),
+		drop(t, c, acls.Names{PartnerGroup: m.name("x"), OrdersGroup: m.name("y"), PaymentsGroup: m.name("z"),
 			Shipments: m.topic, Orders: m.name("a"), Payments: m.name("b")}, m.users...)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -57,7 +57,7 @@ func (m *model) name(what string) string { return "brew.test.aclmodel" + m.sfx +
 
 // user creates a user of the test's own with grants (User filled in), and
 // waits until every node has its ACLs.
-func (m *model) user(what string, grants ...acl.Grant) brewkit.Config {
+func (m *model) user(what string, grants ...acls.Grant) brewkit.Config {
 	m.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -65,17 +65,17 @@ func (m *model) user(what string, grants ...acl.Grant) brewkit.Config {
 	m.users = append(m.users, u)
 	cfg, err := m.c.Password(u, "pass-"+u)
 	require.NoError(m.t, err)
-	_, _, err = acl.EnsureUsers(ctx, kadm.NewClient(m.op), map[string]brewkit.Config{u: cfg}, map[string]string{u: "pass-" + u})
+	_, _, err = acls.EnsureUsers(ctx, kadm.NewClient(m.op), map[string]brewkit.Config{u: cfg}, map[string]string{u: "pass-" + u})
 	require.NoError(m.t, err)
 	for i := range grants {
 		grants[i].User = u
 	}
-	_, err = acl.Ensure(ctx, m.op, grants...)
+	_, err = acls.Ensure(ctx, m.op, grants...)
 	require.NoError(m.t, err)
 	return cfg
 }
 
-// consume is acl.Consume of m.topic (or topic) in group, until the first
+// consume is acls.Consume of m.topic (or topic) in group, until the first
 // record or error.
 func (m *model) consume(cfg brewkit.Config, group string, topic ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -89,11 +89,11 @@ func (m *model) consume(cfg brewkit.Config, group string, topic ...string) error
 	defer func() {
 		m.t.Logf("%s consuming %s in %s: %s", cfg.User, t, group, time.Since(start).Round(time.Millisecond))
 	}()
-	return acl.Consume(ctx, cfg, group, t, nil)
+	return acls.Consume(ctx, cfg, group, t, nil)
 }
 
-func grant(typ kmsg.ACLResourceType, pattern kmsg.ACLResourcePatternType, name string, ops ...kmsg.ACLOperation) acl.Grant {
-	return acl.Grant{Type: typ, Pattern: pattern, Names: []string{name}, Ops: ops}
+func grant(typ kmsg.ACLResourceType, pattern kmsg.ACLResourcePatternType, name string, ops ...kmsg.ACLOperation) acls.Grant {
+	return acls.Grant{Type: typ, Pattern: pattern, Names: []string{name}, Ops: ops}
 }
 
 var (
@@ -147,9 +147,9 @@ func TestDenyWinsOverAllow(t *testing.T) {
 			rs, err := kadm.NewClient(m.op).CreateACLs(ctx, deny)
 			require.NoError(t, err)
 			require.NoError(t, rs[0].Err)
-			require.NoError(t, acl.WaitBrokers(ctx, m.op, []acl.Binding{{
-				Resource: acl.Resource{Type: topic, Name: m.topic, Pattern: literal},
-				Entry:    acl.Entry{Principal: secure.Principal(cfg.User), Host: "*", Operation: read, Permission: kmsg.ACLPermissionTypeDeny},
+			require.NoError(t, acls.WaitBrokers(ctx, m.op, []acls.Binding{{
+				Resource: acls.Resource{Type: topic, Name: m.topic, Pattern: literal},
+				Entry:    acls.Entry{Principal: secure.Principal(cfg.User), Host: "*", Operation: read, Permission: kmsg.ACLPermissionTypeDeny},
 			}}, nil))
 
 			require.ErrorIs(t, m.consume(cfg, g), kerr.TopicAuthorizationFailed, "the DENY on the topic wins")
@@ -170,11 +170,11 @@ func TestNoACLNoAccess(t *testing.T) {
 			require.ErrorIs(t, m.consume(nobody, m.name("group")), kerr.TopicAuthorizationFailed)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			require.ErrorIs(t, acl.Produce(ctx, nobody, m.topic, false), kerr.TopicAuthorizationFailed)
+			require.ErrorIs(t, acls.Produce(ctx, nobody, m.topic, false), kerr.TopicAuthorizationFailed)
 
 			operator := m.c.Admin
 			require.NoError(t, m.consume(operator, m.name("opgroup")), "a super user needs no ACL")
-			mine, err := acl.List(ctx, m.op, nil)
+			mine, err := acls.List(ctx, m.op, nil)
 			require.NoError(t, err)
 			for _, b := range mine {
 				require.NotContains(t, []string{b.Resource.Name}, m.topic, "no ACL names the test's topic")
@@ -190,16 +190,16 @@ func TestTransactionNeedsWriteOnItsIDAndTopic(t *testing.T) {
 	for _, tr := range tiers {
 		t.Run(tr.name, func(t *testing.T) {
 			m := newModel(t, tr.get(t))
-			n := acl.Names{TxnID: m.name("txn"), Orders: m.topic, Payments: m.topic}
+			n := acls.Names{TxnID: m.name("txn"), Orders: m.topic, Payments: m.topic}
 			txn := kmsg.ACLResourceTypeTransactionalId
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			both := m.user("txnboth", grant(topic, literal, m.topic, wr), grant(txn, literal, n.TxnID, wr))
-			require.NoError(t, acl.Transaction(ctx, both, n))
+			require.NoError(t, acls.Transaction(ctx, both, n))
 			noID := m.user("txnnoid", grant(topic, literal, m.topic, wr))
-			require.ErrorIs(t, acl.Transaction(ctx, noID, n), kerr.TransactionalIDAuthorizationFailed)
+			require.ErrorIs(t, acls.Transaction(ctx, noID, n), kerr.TransactionalIDAuthorizationFailed)
 			noTopic := m.user("txnnotopic", grant(txn, literal, n.TxnID, wr))
-			require.ErrorIs(t, acl.Transaction(ctx, noTopic, n), kerr.TopicAuthorizationFailed)
+			require.ErrorIs(t, acls.Transaction(ctx, noTopic, n), kerr.TopicAuthorizationFailed)
 		})
 	}
 }
@@ -242,30 +242,30 @@ func TestDeleteRemovesTheACLs(t *testing.T) {
 			op, _, err := brewkit.Connect(ctx, c.Admin)
 			require.NoError(t, err)
 			defer op.Close()
-			created, err := acl.Ensure(ctx, op, n.All()...)
+			created, err := acls.Ensure(ctx, op, n.All()...)
 			require.NoError(t, err)
 			require.Equal(t, 12, created)
-			again, err := acl.Ensure(ctx, op, n.All()...)
+			again, err := acls.Ensure(ctx, op, n.All()...)
 			require.NoError(t, err)
 			require.Zero(t, again, "Ensure is idempotent")
 
-			deleted, err := acl.Delete(ctx, op, n.All()...)
+			deleted, err := acls.Delete(ctx, op, n.All()...)
 			require.NoError(t, err)
 			require.Equal(t, 12, deleted)
-			left, err := acl.List(ctx, op, nil)
+			left, err := acls.List(ctx, op, nil)
 			require.NoError(t, err)
 			for _, b := range bindingsOf(n.All()) {
 				require.NotContains(t, left, b)
 			}
-			deleted, err = acl.Delete(ctx, op, n.All()...)
+			deleted, err = acls.Delete(ctx, op, n.All()...)
 			require.NoError(t, err)
 			require.Zero(t, deleted)
 		})
 	}
 }
 
-func bindingsOf(gs []acl.Grant) []acl.Binding {
-	var out []acl.Binding
+func bindingsOf(gs []acls.Grant) []acls.Binding {
+	var out []acls.Binding
 	for _, g := range gs {
 		out = append(out, g.Bindings()...)
 	}

@@ -1,10 +1,10 @@
-// Package scram is lecture 12's `users` program: the operator creates the
+// Package users is lecture 12's `users` program: the operator creates the
 // SCRAM-SHA-512 users of Brew's courier partner and its analytics contractor
 // through the admin API, lists them, and then the partner logs in on the
 // SASL_SSL listeners with its password, a wrong one, no SASL and no TLS;
 // last, the partner's password is rotated and each kind of login is tried
 // again, including a connection opened before the rotation.
-package scram
+package users
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package acl gives Brew's two outside systems least privilege and proves it
+// Package acls gives Brew's two outside systems least privilege and proves it
 // on the cluster: the courier partner reads brew.shipments.v1 in its own
 // group and nothing else; the analytics contractor reads the orders and the
 // payments (prefix ACLs on topics and groups) and writes nothing; lecture 07's
@@ -6,7 +6,7 @@
 // transactional id. The operator, a super user, creates the users and the
 // ACLs idempotently; then every grant and every denial runs for real, each
 // with the error Kafka answers.
-package acl
+package acls
 
 import (
 	"context"

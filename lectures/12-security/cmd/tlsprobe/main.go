@@ -46,9 +46,9 @@ func main() {
 		"wrong-host", o.WrongHost, "must be a DNS name the node certificates do not carry (they carry 127.0.0.1, localhost and kafka-1..3)")
 	fc.Require(o.Timeout >= time.Second && o.Timeout <= time.Minute, "timeout", o.Timeout, "must be 1s to 1m")
 	fc.NoArgs()
-	fc.ExitOnUsageError("tls")
+	fc.ExitOnUsageError("tlsprobe")
 
-	brewkit.Main("tls", func(ctx context.Context, cfg brewkit.Config) error {
+	brewkit.Main("tlsprobe", func(ctx context.Context, cfg brewkit.Config) error {
 		c, err := secure.Find(ctx, cfg)
 		if err != nil {
 			return err
@@ -58,7 +58,7 @@ func main() {
 			return err
 		}
 		for _, m := range s.Made {
-			fmt.Fprintf(os.Stderr, "tls: made %s\n", m)
+			fmt.Fprintf(os.Stderr, "tlsprobe: made %s\n", m)
 		}
 		r, err := tlsprobe.Run(ctx, s, o)
 		if err != nil {

@@ -1,4 +1,4 @@
-package acl_test
+package acls_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/brew-course/kafka/lectures/12-security/acl"
+	"github.com/brew-course/kafka/lectures/12-security/acls"
 	"github.com/brew-course/kafka/lectures/12-security/secure"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
@@ -53,10 +53,10 @@ func simCluster(t *testing.T) secure.Cluster {
 // fresh are names of the test's own: users, topics (created by Run's
 // EnsureTopics), groups, a transactional id; everything they got is
 // deleted when the test ends.
-func fresh(t *testing.T, c secure.Cluster) (acl.Names, acl.Options) {
+func fresh(t *testing.T, c secure.Cluster) (acls.Names, acls.Options) {
 	sfx := fmt.Sprintf("%06d", rand.IntN(1e6))
 	b := "brew.test.acl" + sfx + "."
-	n := acl.Names{
+	n := acls.Names{
 		Partner: "partner-" + sfx, PartnerPass: "partner-pass-" + sfx,
 		Analytics: "analytics-" + sfx, AnalyticsPass: "analytics-pass-" + sfx,
 		Writer: "order-service-" + sfx, WriterPass: "writer-pass-" + sfx,
@@ -66,14 +66,14 @@ func fresh(t *testing.T, c secure.Cluster) (acl.Names, acl.Options) {
 		AnalyticsPrefix: b + "analytics.", OrdersGroup: b + "analytics.revenue", PaymentsGroup: b + "analytics.payments",
 		TxnID: b + "order-service", Scratch: b + "analytics.scratch",
 	}
-	o := acl.Defaults
+	o := acls.Defaults
 	o.Topics = []brewkit.Topic{brewkit.TopicNamed(n.Shipments, 3), brewkit.TopicNamed(n.Orders, 3), brewkit.TopicNamed(n.Payments, 3)}
 	t.Cleanup(func() { drop(t, c, n, n.Partner, n.Analytics, n.Writer) })
 	return n, o
 }
 
 // drop deletes the users' ACLs and credentials, n's topics and groups.
-func drop(t *testing.T, c secure.Cluster, n acl.Names, users ...string) {
+func drop(t *testing.T, c secure.Cluster, n acls.Names, users ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cl, err := brewkit.NewClient(c.Admin)
@@ -107,14 +107,14 @@ func drop(t *testing.T, c secure.Cluster, n acl.Names, users ...string) {
 
 // lecture writes a run's names as the lecture's, longest first (a prefix
 // is part of its topics' names).
-func lecture(n acl.Names) *strings.Replacer {
+func lecture(n acls.Names) *strings.Replacer {
 	pairs := [][2]string{
-		{n.Partner, acl.Lecture.Partner}, {n.Analytics, acl.Lecture.Analytics}, {n.Writer, acl.Lecture.Writer},
-		{n.Shipments, acl.Lecture.Shipments}, {n.Orders, acl.Lecture.Orders}, {n.Payments, acl.Lecture.Payments},
-		{n.OrdersPrefix, acl.Lecture.OrdersPrefix}, {n.PaymentsPrefix, acl.Lecture.PaymentsPrefix},
-		{n.PartnerGroup, acl.Lecture.PartnerGroup}, {n.OtherGroup, acl.Lecture.OtherGroup},
-		{n.OrdersGroup, acl.Lecture.OrdersGroup}, {n.PaymentsGroup, acl.Lecture.PaymentsGroup},
-		{n.AnalyticsPrefix, acl.Lecture.AnalyticsPrefix}, {n.TxnID, acl.Lecture.TxnID}, {n.Scratch, acl.Lecture.Scratch},
+		{n.Partner, acls.Lecture.Partner}, {n.Analytics, acls.Lecture.Analytics}, {n.Writer, acls.Lecture.Writer},
+		{n.Shipments, acls.Lecture.Shipments}, {n.Orders, acls.Lecture.Orders}, {n.Payments, acls.Lecture.Payments},
+		{n.OrdersPrefix, acls.Lecture.OrdersPrefix}, {n.PaymentsPrefix, acls.Lecture.PaymentsPrefix},
+		{n.PartnerGroup, acls.Lecture.PartnerGroup}, {n.OtherGroup, acls.Lecture.OtherGroup},
+		{n.OrdersGroup, acls.Lecture.OrdersGroup}, {n.PaymentsGroup, acls.Lecture.PaymentsGroup},
+		{n.AnalyticsPrefix, acls.Lecture.AnalyticsPrefix}, {n.TxnID, acls.Lecture.TxnID}, {n.Scratch, acls.Lecture.Scratch},
 	}
 	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i][0]) > len(pairs[j][0]) })
 	var args []string
@@ -149,7 +149,7 @@ var wants = []struct {
 }
 
 // checkRows asserts every row's answer, as the lecture's names show them.
-func checkRows(t *testing.T, n acl.Names, rep acl.Report, differs map[int]error) {
+func checkRows(t *testing.T, n acls.Names, rep acls.Report, differs map[int]error) {
 	t.Helper()
 	names := lecture(n)
 	require.Len(t, rep.Rows, len(wants))
@@ -178,7 +178,7 @@ func TestLeastPrivilegeReadme(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	rep, err := acl.Run(ctx, c, n, o)
+	rep, err := acls.Run(ctx, c, n, o)
 	require.NoError(t, err)
 	t.Logf("first run: %s", time.Since(start).Round(time.Millisecond))
 	checkRows(t, n, rep, nil)
@@ -188,13 +188,13 @@ func TestLeastPrivilegeReadme(t *testing.T) {
 	require.Equal(t, 10, rep.ACLsCreated)
 
 	var b strings.Builder
-	acl.PrintReport(&b, rep)
+	acls.PrintReport(&b, rep)
 	out := lecture(n).Replace(b.String())
 	t.Log("\n" + out)
 	brewtest.MatchesReadme(t, "../README.md", "acls", out)
 
 	start = time.Now()
-	again, err := acl.Run(ctx, c, n, o)
+	again, err := acls.Run(ctx, c, n, o)
 	require.NoError(t, err)
 	t.Logf("second run: %s", time.Since(start).Round(time.Millisecond))
 	require.Empty(t, again.UsersCreated)
@@ -209,10 +209,10 @@ func TestLeastPrivilegeOnTheSimulation(t *testing.T) {
 	n, o := fresh(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rep, err := acl.Run(ctx, c, n, o)
+	rep, err := acls.Run(ctx, c, n, o)
 	require.NoError(t, err)
 	var b strings.Builder
-	acl.PrintReport(&b, rep)
+	acls.PrintReport(&b, rep)
 	t.Log("\n" + lecture(n).Replace(b.String()))
 	checkRows(t, n, rep, nil)
 }
@@ -225,16 +225,16 @@ func TestReportNamesErrorsAndMismatches(t *testing.T) {
 		31: kerr.ClusterAuthorizationFailed, 53: kerr.TransactionalIDAuthorizationFailed,
 	} {
 		require.Equal(t, code, err.Code, err.Message)
-		require.Equal(t, err.Message, acl.ErrorName(fmt.Errorf("reading: %w", err)))
+		require.Equal(t, err.Message, acls.ErrorName(fmt.Errorf("reading: %w", err)))
 	}
-	require.Equal(t, "OK", acl.ErrorName(nil))
+	require.Equal(t, "OK", acls.ErrorName(nil))
 
-	rep := acl.Report{Users: []string{"partner"}, Mechanism: "SCRAM-SHA-512", TLS: true, Rows: []acl.Row{
+	rep := acls.Report{Users: []string{"partner"}, Mechanism: "SCRAM-SHA-512", TLS: true, Rows: []acls.Row{
 		{Who: "User:partner", Action: "produce", Resource: "topic brew.shipments.v1", Want: "CLUSTER_AUTHORIZATION_FAILED", Got: "OK"},
 		{Who: "User:partner", Action: "consume", Resource: "topic brew.shipments.v1", Want: "OK", Got: "OK"},
 	}}
 	require.Len(t, rep.Mismatches(), 1)
 	var b strings.Builder
-	acl.PrintReport(&b, rep)
+	acls.PrintReport(&b, rep)
 	require.Contains(t, b.String(), "User:partner  produce  topic brew.shipments.v1  OK (least privilege: CLUSTER_AUTHORIZATION_FAILED)\n")
 }

@@ -46,7 +46,7 @@ func TestTLSCommandReadme(t *testing.T) {
 	require.NoError(t, err)
 	made, err := filepath.Rel(wd, filepath.Join(c.TLS.Dir, "clients", cn+".pem"))
 	require.NoError(t, err)
-	require.Equal(t, "tls: made "+made+" (CN="+cn+", from the course CA)\n", stderr, "it says what it made; the topic was there")
+	require.Equal(t, "tlsprobe: made "+made+" (CN="+cn+", from the course CA)\n", stderr, "it says what it made; the topic was there")
 	names := strings.NewReplacer(topic, tlsprobe.Defaults.Topic, cn, tlsprobe.Defaults.CN)
 	brewtest.MatchesReadme(t, "../../README.md", "tls", names.Replace(out))
 
@@ -64,5 +64,5 @@ func TestTLSOnTheEmbeddedStandIsOneLine(t *testing.T) {
 	out, stderr, code := brewtest.RunCmd(t, bin, env.Config.Bootstrap())
 	require.Equal(t, 1, code, stderr)
 	require.Empty(t, out)
-	require.Equal(t, "tls: "+secure.ErrNoSecuredListeners.Error()+"\n", stderr)
+	require.Equal(t, "tlsprobe: "+secure.ErrNoSecuredListeners.Error()+"\n", stderr)
 }
