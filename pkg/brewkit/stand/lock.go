@@ -57,12 +57,12 @@ func (l *Lock) Exclusive(ctx context.Context) error {
 
 // pass goes through the gate and takes the lock as how says.
 func (l *Lock) pass(ctx context.Context, how int) error {
-	if err := take(ctx, l.gate, syscall.LOCK_EX); err != nil {
+	if err := take(ctx, l.gate, syscall.LOCK_EX, "the stand lock's gate"); err != nil {
 		l.f.Close()
 		return err
 	}
 	defer syscall.Flock(int(l.gate.Fd()), syscall.LOCK_UN) //nolint:errcheck // closed on a failed take
-	if err := take(ctx, l.f, how); err != nil {
+	if err := take(ctx, l.f, how, "the stand lock"); err != nil {
 		l.gate.Close()
 		return err
 	}
@@ -79,8 +79,8 @@ func (l *Lock) TryExclusive() (bool, error) {
 }
 
 // take flocks f, or gives up when ctx ends: then it closes f, which releases
-// whatever the flock call still gets.
-func take(ctx context.Context, f *os.File, how int) error {
+// whatever the flock call still gets. what names the lock in that error.
+func take(ctx context.Context, f *os.File, how int, what string) error {
 	fd := int(f.Fd())
 	done := make(chan error, 1)
 	go func() { done <- syscall.Flock(fd, how) }()
@@ -89,7 +89,7 @@ func take(ctx context.Context, f *os.File, how int) error {
 		return err
 	case <-ctx.Done():
 		f.Close()
-		return fmt.Errorf("waiting for the stand lock %s (another test or process holds it): %w", f.Name(), ctx.Err())
+		return fmt.Errorf("waiting for %s %s (another test or process holds it): %w", what, f.Name(), ctx.Err())
 	}
 }
 

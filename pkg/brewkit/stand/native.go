@@ -125,7 +125,7 @@ func (d *native) fetchJars(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := take(ctx, lock, syscall.LOCK_EX); err != nil {
+	if err := take(ctx, lock, syscall.LOCK_EX, "the lock of Kafka's jars"); err != nil {
 		return err
 	}
 	defer lock.Close()

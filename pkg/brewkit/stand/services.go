@@ -427,7 +427,7 @@ func (s *Stand) lockService(ctx context.Context, svc Service) (unlock func(), er
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	if err := take(ctx, f, syscall.LOCK_EX); err != nil {
+	if err := take(ctx, f, syscall.LOCK_EX, "the lock of "+svc.Name); err != nil {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
