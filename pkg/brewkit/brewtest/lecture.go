@@ -16,8 +16,10 @@ import (
 // checkReadme and agree block for block, its steps.txt agrees with its
 // Makefile and READMEs (checkSteps), both name every graded exercise
 // (checkExercises), their Go blocks are excerpts of the lecture's source and
-// their reading lists name what the files declare (checkLectureCode), and no program under cmd/ links the
-// simulation (kfake), which is for tests and the embedded stand only.
+// their reading lists name what the files declare (checkLectureCode), each
+// program under cmd/ runs a package of its name (checkProgramNames), and no
+// program under cmd/ links the simulation (kfake), which is for tests and
+// the embedded stand only.
 func CheckLecture(t *testing.T) {
 	t.Helper()
 	checkReadme(t, "README.md")
@@ -27,6 +29,7 @@ func CheckLecture(t *testing.T) {
 	checkSteps(t)
 	checkExercises(t)
 	checkLectureCode(t)
+	checkProgramNames(t, ".")
 
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/...").CombinedOutput()
 	if err != nil {
