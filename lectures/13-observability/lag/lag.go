@@ -218,9 +218,9 @@ func Matches(patterns []string, group string) bool {
 //
 // Measure makes the clients it needs and closes them: a broker that leaves
 // one request unanswered holds every later answer on that connection, so
-// the groups are described on one client, the topics' offsets listed on
-// another and the records read on a third, and the next measurement starts
-// afresh.
+// the groups are described on a client for each coordinator, the topics'
+// offsets listed on another and the records read on a third, and the next
+// measurement starts afresh.
 func Measure(ctx context.Context, cfg brewkit.Config, o Options) (Report, error) {
 	timeout := cmp.Or(o.Timeout, DefaultTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -268,7 +268,7 @@ func Measure(ctx context.Context, cfg brewkit.Config, o Options) (Report, error)
 	r.Warnings = warnings
 
 	sctx, scancel = step()
-	r.Groups = describe(sctx, adm, listed)
+	r.Groups = describe(sctx, cfg, adm, listed)
 	scancel()
 	if err := canceled(ctx); err != nil {
 		return r, err
@@ -391,8 +391,29 @@ func groupType(g kadm.ListedGroup) string {
 
 // describe describes every group and fetches its offsets, each group on its
 // own, at once: a coordinator that does not answer fails its groups only.
-func describe(ctx context.Context, adm *kadm.Client, listed []listedGroup) []Group {
+//
+// The coordinators are found first, all in one request on adm, and each
+// coordinator's groups are described on a client of their own. On one
+// shared client a lookup kgo sends to any broker can land behind a
+// request the coordinator left unanswered, and then waits as long.
+func describe(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, listed []listedGroup) []Group {
 	groups := make([]Group, len(listed))
+	var names []string
+	for i, l := range listed {
+		groups[i] = Group{Name: l.name, Type: l.typ, State: l.state, Kind: Consumer, Err: l.err}
+		if l.typ == "share" {
+			groups[i].Kind = Share
+		}
+		if l.err == nil {
+			names = append(names, l.name)
+		}
+	}
+	if len(names) == 0 {
+		return groups
+	}
+	coordinators := adm.FindGroupCoordinators(ctx, names...)
+	clients := coordinatorClients{cfg: cfg, m: map[int32]*kadm.Client{}}
+	defer clients.close()
 	sem := make(chan struct{}, 8)
 	type described struct {
 		i int
@@ -400,16 +421,22 @@ func describe(ctx context.Context, adm *kadm.Client, listed []listedGroup) []Gro
 	}
 	results := make(chan described, len(listed))
 	pending := map[int]bool{}
-	for i, l := range listed {
-		groups[i] = Group{Name: l.name, Type: l.typ, State: l.state, Kind: Consumer, Err: l.err}
-		if l.typ == "share" {
-			groups[i].Kind = Share
+	for i := range groups {
+		if groups[i].Err != nil {
+			continue
 		}
-		if l.err != nil {
+		c := coordinators[groups[i].Name]
+		if c.Err != nil {
+			groups[i].Err = coordinatorErr(ctx, fmt.Errorf("finding its coordinator: %w", short(c.Err)))
+			continue
+		}
+		cl, err := clients.of(c.NodeID)
+		if err != nil {
+			groups[i].Err = err
 			continue
 		}
 		pending[i] = true
-		go func(g Group) {
+		go func(adm *kadm.Client, g Group) {
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
@@ -422,7 +449,7 @@ func describe(ctx context.Context, adm *kadm.Client, listed []listedGroup) []Gro
 				g.Err = coordinatorErr(ctx, err)
 			}
 			results <- described{i, g}
-		}(groups[i])
+		}(cl, groups[i])
 	}
 	ended := ctx.Done()
 	var late <-chan time.Time // after ctx ends, a moment for answers under way
@@ -443,6 +470,33 @@ func describe(ctx context.Context, adm *kadm.Client, listed []listedGroup) []Gro
 		}
 	}
 	return groups
+}
+
+// coordinatorClients is an admin client for each coordinator, made when
+// first asked for.
+type coordinatorClients struct {
+	cfg brewkit.Config
+	m   map[int32]*kadm.Client
+}
+
+func (c coordinatorClients) of(node int32) (*kadm.Client, error) {
+	if adm, ok := c.m[node]; ok {
+		return adm, nil
+	}
+	cl, err := brewkit.NewClient(c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.m[node] = kadm.NewClient(cl)
+	return c.m[node], nil
+}
+
+// close closes the clients without waiting: a broker that left a request
+// unanswered may hold Close until kgo's own request timeout.
+func (c coordinatorClients) close() {
+	for _, adm := range c.m {
+		go adm.Close()
+	}
 }
 
 // coordinatorErr says that a request for a group was not answered in time;
