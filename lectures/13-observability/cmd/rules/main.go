@@ -40,21 +40,28 @@ Defaults: the lecture's rules/%s and rules/%s.
 	fc.ExitOnUsageError("rules")
 
 	brewkit.Main("rules", func(ctx context.Context, _ brewkit.Config) error {
+		// The lecture's files stand in for the ones not named; a rule file
+		// named is read first, so that its own fault is the one reported.
+		var r, t string
+		var found error
 		if *rulesPath == "" || *testsPath == "" {
-			r, t, err := rules.Files()
-			if err != nil {
-				return err
+			r, t, found = rules.Files()
+		}
+		if *rulesPath == "" {
+			if found != nil {
+				return found
 			}
-			if *rulesPath == "" {
-				*rulesPath = r
-			}
-			if *testsPath == "" {
-				*testsPath = t
-			}
+			*rulesPath = r
 		}
 		f, err := rules.LoadRules(*rulesPath)
 		if err != nil {
 			return err
+		}
+		if *testsPath == "" {
+			if found != nil {
+				return found
+			}
+			*testsPath = t
 		}
 		rules.PrintRules(os.Stdout, f)
 		fmt.Println()
