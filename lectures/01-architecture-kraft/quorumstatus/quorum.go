@@ -1,7 +1,7 @@
 // Package quorum computes what quorum-status prints: the cluster id, the
 // registered brokers, the controller id a broker hands out in metadata, and the
 // real Raft leader and voters of the KRaft quorum.
-package quorum
+package quorumstatus
 
 import (
 	"context"

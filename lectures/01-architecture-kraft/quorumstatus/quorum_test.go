@@ -1,4 +1,4 @@
-package quorum_test
+package quorumstatus_test
 
 import (
 	"bytes"
@@ -17,16 +17,16 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/brewtest"
 
-	"github.com/brew-course/kafka/lectures/01-architecture-kraft/quorum"
+	"github.com/brew-course/kafka/lectures/01-architecture-kraft/quorumstatus"
 )
 
 const readme = "../README.md"
 
-func describe(t *testing.T, cl *kgo.Client) quorum.Status {
+func describe(t *testing.T, cl *kgo.Client) quorumstatus.Status {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	st, err := quorum.Describe(ctx, cl)
+	st, err := quorumstatus.Describe(ctx, cl)
 	require.NoError(t, err)
 	return st
 }
@@ -63,7 +63,7 @@ func TestDescribeSimulatedReadmeAlone(t *testing.T) {
 	require.Equal(t, "voter, not answering", st.Role(2))
 	rows := st.Rows()
 	require.Len(t, rows, 3)
-	require.Equal(t, quorum.Row{Node: 2, Host: "-", Port: "-", Rack: "-", Role: "voter, not answering"}, rows[1])
+	require.Equal(t, quorumstatus.Row{Node: 2, Host: "-", Port: "-", Rack: "-", Role: "voter, not answering"}, rows[1])
 }
 
 // The real tier: the quorum as real Kafka reports it, checked against Kafka's
@@ -130,7 +130,7 @@ func TestRealLeaderFailoverReadmeAlone(t *testing.T) {
 	old := describe(t, cl).RaftLeader
 	require.GreaterOrEqual(t, old, int32(1))
 
-	var w quorum.Watch
+	var w quorumstatus.Watch
 	w.Observe(describe(t, cl), nil, time.Now())
 
 	// What the instructor types: make stop-leader.
@@ -142,11 +142,11 @@ func TestRealLeaderFailoverReadmeAlone(t *testing.T) {
 	brewtest.MatchesReadme(t, readme, "stop-leader", string(stopOut))
 	require.Contains(t, string(stopOut), fmt.Sprintf("Raft leader is node %d;", old))
 
-	var st quorum.Status
+	var st quorumstatus.Status
 	elected := brewtest.Eventually(t, 30*time.Second, "a new Raft leader", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		s, err := quorum.Describe(ctx, cl)
+		s, err := quorumstatus.Describe(ctx, cl)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -166,7 +166,7 @@ func TestRealLeaderFailoverReadmeAlone(t *testing.T) {
 	back := brewtest.Eventually(t, 60*time.Second, "three registered brokers, every voter caught up", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		s, err := quorum.Describe(ctx, cl)
+		s, err := quorumstatus.Describe(ctx, cl)
 		if err != nil {
 			return false, err.Error()
 		}

@@ -1,4 +1,4 @@
-package quorum
+package quorumstatus
 
 import (
 	"bytes"

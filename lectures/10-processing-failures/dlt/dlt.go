@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
@@ -33,7 +33,7 @@ type Letter struct {
 	Error        string             `json:"error"`
 	Kind         string             `json:"kind"`
 	Attempts     int                `json:"attempts"`
-	Origin       retry.Origin       `json:"origin"`
+	Origin       retrytopics.Origin `json:"origin"`
 	FirstFailure time.Time          `json:"first_failure"`
 	Headers      []kgo.RecordHeader `json:"-"`
 	Value        []byte             `json:"-"`
@@ -58,20 +58,20 @@ func letterOf(r *kgo.Record) Letter {
 	for _, h := range r.Headers {
 		v := string(h.Value)
 		switch h.Key {
-		case retry.HeaderError:
+		case retrytopics.HeaderError:
 			l.Error = v
-		case retry.HeaderKind:
+		case retrytopics.HeaderKind:
 			l.Kind = v
-		case retry.HeaderAttempts:
+		case retrytopics.HeaderAttempts:
 			l.Attempts, _ = strconv.Atoi(v)
-		case retry.HeaderTopic:
+		case retrytopics.HeaderTopic:
 			l.Origin.Topic = v
-		case retry.HeaderPartition:
+		case retrytopics.HeaderPartition:
 			p, _ := strconv.ParseInt(v, 10, 32)
 			l.Origin.Partition = int32(p)
-		case retry.HeaderOffset:
+		case retrytopics.HeaderOffset:
 			l.Origin.Offset, _ = strconv.ParseInt(v, 10, 64)
-		case retry.HeaderFirstFailure:
+		case retrytopics.HeaderFirstFailure:
 			l.FirstFailure, _ = time.Parse(time.RFC3339Nano, v)
 		}
 	}
@@ -90,7 +90,7 @@ func Read(ctx context.Context, cfg brewkit.Config, topic string) ([]Letter, map[
 		return nil, nil, err
 	}
 	defer cl.Close()
-	if _, err := brewkit.EnsureTopics(ctx, adm, retry.CourierTopics(retry.DefaultDelays).Specs()...); err != nil {
+	if _, err := brewkit.EnsureTopics(ctx, adm, retrytopics.CourierTopics(retrytopics.DefaultDelays).Specs()...); err != nil {
 		return nil, nil, err
 	}
 	ends, err := brewkit.EndOffsets(ctx, adm, topic)

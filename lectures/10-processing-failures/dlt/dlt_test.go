@@ -12,7 +12,7 @@ import (
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/dlt"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 )
 
 func TestRunOf(t *testing.T) {
@@ -44,14 +44,14 @@ func TestReplayBooksOnceReadme(t *testing.T) {
 	defer cancel()
 	say := func(s string) { t.Log(s) }
 
-	down, err := retry.Run(ctx, env.Config, retry.Down, pc, say)
+	down, err := retrytopics.Run(ctx, env.Config, retrytopics.Down, pc, say)
 	require.NoError(t, err)
 	require.Len(t, down.Lost, 18, "the partner booked nothing")
 	var db strings.Builder
 	down.Print(&db)
 	brewtest.MatchesReadme(t, "../README.md", "retry-topics-down", db.String())
 
-	topics := retry.CourierTopics(retry.DefaultDelays)
+	topics := retrytopics.CourierTopics(retrytopics.DefaultDelays)
 	in, err := dlt.Inspect(ctx, env.Config, topics.DLT, down.Run)
 	require.NoError(t, err)
 	require.Len(t, in.Letters, 20)

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
@@ -33,7 +33,7 @@ func (in Inspection) Print(w io.Writer) {
 		fmt.Fprintf(w, "\nthe oldest: %s/%d@%d, key %s, dead-lettered at %s\n", in.Topic, l.Partition, l.Offset, l.Key, l.At.Format(clock))
 		for _, h := range l.Headers {
 			v := string(h.Value)
-			if h.Key == retry.HeaderFirstFailure && !l.FirstFailure.IsZero() {
+			if h.Key == retrytopics.HeaderFirstFailure && !l.FirstFailure.IsZero() {
 				v = l.FirstFailure.Local().Format(clock) // RFC 3339 UTC in the record
 			}
 			fmt.Fprintf(w, "  %-20s%s\n", h.Key, v)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/courier"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
@@ -33,7 +33,7 @@ const (
 
 // Replay is which dead letters to replay.
 type Replay struct {
-	Topics retry.Topics
+	Topics retrytopics.Topics
 	Run    string // "" the newest dead letter's run, All every run
 	Kind   string // KindRetriable, KindPoison or KindAll
 	Error  string // and whose error contains this ("" any)
@@ -71,15 +71,15 @@ func (rp Replay) Group(run string) string {
 // ReplayResult is what a replay did, and what the partner's log says of the
 // orders it selects.
 type ReplayResult struct {
-	Replay    Replay      `json:"replay"`
-	Run       string      `json:"run"`
-	Group     string      `json:"group"`
-	Letters   int         `json:"letters"`  // the run's dead letters
-	Selected  int         `json:"selected"` // those the filter takes
-	Before    int         `json:"before"`   // of them, replayed before by the group (not again)
-	Replayed  int         `json:"replayed"` // written to the orders topic now
-	BookGroup string      `json:"book_group,omitempty"`
-	Stats     retry.Stats `json:"stats"`
+	Replay    Replay            `json:"replay"`
+	Run       string            `json:"run"`
+	Group     string            `json:"group"`
+	Letters   int               `json:"letters"`  // the run's dead letters
+	Selected  int               `json:"selected"` // those the filter takes
+	Before    int               `json:"before"`   // of them, replayed before by the group (not again)
+	Replayed  int               `json:"replayed"` // written to the orders topic now
+	BookGroup string            `json:"book_group,omitempty"`
+	Stats     retrytopics.Stats `json:"stats"`
 	// The selected dead letters' orders, and the partner's log for them.
 	OrderIDs []string       `json:"order_ids"`
 	New      int            `json:"new"` // bookings the partner made for them during this replay
@@ -125,12 +125,12 @@ func RunReplay(ctx context.Context, cfg brewkit.Config, rp Replay, pc *partner.C
 		return res, err
 	}
 
-	name := retry.NewRun("replay")
+	name := retrytopics.NewRun("replay")
 	if len(todo) > 0 && rp.Book {
 		// The booking courier's group starts where the replayed records
 		// will begin, before they are written.
 		res.BookGroup = "brew.courier." + name
-		if err := retry.StartAtEnd(ctx, adm, res.BookGroup, rp.Topics.Read()...); err != nil {
+		if err := retrytopics.StartAtEnd(ctx, adm, res.BookGroup, rp.Topics.Read()...); err != nil {
 			return res, err
 		}
 	}
@@ -209,7 +209,7 @@ func (res *ReplayResult) pick(ls []Letter, from map[int32]int64) []Letter {
 
 // writeBack writes the letters to the orders topic as new records (see
 // replayed), all of them or an error.
-func writeBack(ctx context.Context, cl *kgo.Client, ls []Letter, t retry.Topics, name string) error {
+func writeBack(ctx context.Context, cl *kgo.Client, ls []Letter, t retrytopics.Topics, name string) error {
 	recs := make([]*kgo.Record, 0, len(ls))
 	for _, l := range ls {
 		recs = append(recs, replayed(l, t, name))
@@ -244,13 +244,13 @@ func remember(ctx context.Context, adm *kadm.Client, group, topic string, ends m
 // wrote, until each record is booked or dead-lettered again, or the
 // replay's Limit passes; the group is dropped after.
 func (res *ReplayResult) book(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, pc *partner.Client, name string, say func(string)) error {
-	c := retry.Courier{Topics: res.Replay.Topics, Group: res.BookGroup, Booker: courier.Booker{Partner: pc, Idempotent: true},
+	c := retrytopics.Courier{Topics: res.Replay.Topics, Group: res.BookGroup, Booker: courier.Booker{Partner: pc, Idempotent: true},
 		Accept: func(r *kgo.Record) bool { return header(r, HeaderReplay) == name }, Expect: res.Replayed, Say: say}
 	lctx, cancel := context.WithTimeout(ctx, res.Replay.Limit)
 	defer cancel()
 	var err error
 	res.Stats, err = c.Run(lctx, cfg)
-	retry.DropGroup(ctx, adm, res.BookGroup)
+	retrytopics.DropGroup(ctx, adm, res.BookGroup)
 	if err != nil && ctx.Err() == nil && lctx.Err() != nil {
 		err = fmt.Errorf("%d of %d replayed records neither booked nor dead-lettered again after %s", res.Replayed-res.Stats.Resolved, res.Replayed, res.Replay.Limit)
 	}
@@ -260,19 +260,19 @@ func (res *ReplayResult) book(ctx context.Context, cfg brewkit.Config, adm *kadm
 // replayed is dead letter l as a new record of the orders topic: its key,
 // value and the event's own headers, marked with the replay's name and where
 // it died; the retry headers stay behind.
-func replayed(l Letter, t retry.Topics, name string) *kgo.Record {
+func replayed(l Letter, t retrytopics.Topics, name string) *kgo.Record {
 	var hs []kgo.RecordHeader
 	for _, h := range l.Headers {
 		switch h.Key {
-		case retry.HeaderError, retry.HeaderKind, retry.HeaderAttempts, retry.HeaderTopic, retry.HeaderPartition,
-			retry.HeaderOffset, retry.HeaderFirstFailure, retry.HeaderParked, HeaderReplay, HeaderReplayedFrom:
+		case retrytopics.HeaderError, retrytopics.HeaderKind, retrytopics.HeaderAttempts, retrytopics.HeaderTopic, retrytopics.HeaderPartition,
+			retrytopics.HeaderOffset, retrytopics.HeaderFirstFailure, retrytopics.HeaderParked, HeaderReplay, HeaderReplayedFrom:
 			continue
 		}
 		hs = append(hs, h)
 	}
 	hs = append(hs,
 		kgo.RecordHeader{Key: HeaderReplay, Value: []byte(name)},
-		kgo.RecordHeader{Key: HeaderReplayedFrom, Value: []byte(retry.Origin{Topic: t.DLT, Partition: l.Partition, Offset: l.Offset}.String())})
+		kgo.RecordHeader{Key: HeaderReplayedFrom, Value: []byte(retrytopics.Origin{Topic: t.DLT, Partition: l.Partition, Offset: l.Offset}.String())})
 	return &kgo.Record{Topic: t.Orders, Key: []byte(l.Key), Value: l.Value, Headers: hs}
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/courier"
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 )
 
 func DeadLetter(dlt string, r *kgo.Record, err error, attempts int, first time.Time) *kgo.Record {
@@ -23,12 +23,12 @@ func DeadLetter(dlt string, r *kgo.Record, err error, attempts int, first time.T
 	}
 	headers := append([]kgo.RecordHeader(nil), r.Headers...)
 	add := func(k, v string) { headers = append(headers, kgo.RecordHeader{Key: k, Value: []byte(v)}) }
-	add(retry.HeaderError, err.Error())
-	add(retry.HeaderKind, kind)
-	add(retry.HeaderAttempts, strconv.Itoa(attempts))
-	add(retry.HeaderTopic, r.Topic)
-	add(retry.HeaderPartition, strconv.Itoa(int(r.Partition)))
-	add(retry.HeaderOffset, strconv.FormatInt(r.Offset, 10))
-	add(retry.HeaderFirstFailure, first.Format(time.RFC3339))
+	add(retrytopics.HeaderError, err.Error())
+	add(retrytopics.HeaderKind, kind)
+	add(retrytopics.HeaderAttempts, strconv.Itoa(attempts))
+	add(retrytopics.HeaderTopic, r.Topic)
+	add(retrytopics.HeaderPartition, strconv.Itoa(int(r.Partition)))
+	add(retrytopics.HeaderOffset, strconv.FormatInt(r.Offset, 10))
+	add(retrytopics.HeaderFirstFailure, first.Format(time.RFC3339))
 	return &kgo.Record{Topic: dlt, Key: r.Key, Value: r.Value, Headers: headers}
 }

@@ -10,18 +10,18 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 )
 
 func DeadLetter(dlt string, r *kgo.Record, err error, attempts int, first time.Time) *kgo.Record {
 	r.Headers = []kgo.RecordHeader{
-		{Key: retry.HeaderError, Value: []byte(err.Error())},
-		{Key: retry.HeaderKind, Value: []byte("retriable")},
-		{Key: retry.HeaderAttempts, Value: []byte(strconv.Itoa(attempts))},
-		{Key: retry.HeaderTopic, Value: []byte(r.Topic)},
-		{Key: retry.HeaderPartition, Value: []byte(strconv.Itoa(int(r.Partition)))},
-		{Key: retry.HeaderOffset, Value: []byte(strconv.FormatInt(r.Offset, 10))},
-		{Key: retry.HeaderFirstFailure, Value: []byte(first.Format(time.RFC3339))},
+		{Key: retrytopics.HeaderError, Value: []byte(err.Error())},
+		{Key: retrytopics.HeaderKind, Value: []byte("retriable")},
+		{Key: retrytopics.HeaderAttempts, Value: []byte(strconv.Itoa(attempts))},
+		{Key: retrytopics.HeaderTopic, Value: []byte(r.Topic)},
+		{Key: retrytopics.HeaderPartition, Value: []byte(strconv.Itoa(int(r.Partition)))},
+		{Key: retrytopics.HeaderOffset, Value: []byte(strconv.FormatInt(r.Offset, 10))},
+		{Key: retrytopics.HeaderFirstFailure, Value: []byte(first.Format(time.RFC3339))},
 	}
 	return r
 }

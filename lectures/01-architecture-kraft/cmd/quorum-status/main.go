@@ -13,7 +13,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/01-architecture-kraft/quorum"
+	"github.com/brew-course/kafka/lectures/01-architecture-kraft/quorumstatus"
 )
 
 func main() {
@@ -48,10 +48,10 @@ func run(ctx context.Context, cfg brewkit.Config, watch, asJSON bool, interval t
 	}
 	defer cl.Close()
 
-	look := func() (quorum.Status, error) {
+	look := func() (quorumstatus.Status, error) {
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		return quorum.Describe(lctx, cl)
+		return quorumstatus.Describe(lctx, cl)
 	}
 	if !watch {
 		st, err := look()
@@ -65,7 +65,7 @@ func run(ctx context.Context, cfg brewkit.Config, watch, asJSON bool, interval t
 		return nil
 	}
 
-	var w quorum.Watch
+	var w quorumstatus.Watch
 	live := brewkit.NewLive(os.Stdout)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/02-topics-partitions/topics"
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/inspect"
 )
 
 func main() {
@@ -58,7 +58,7 @@ func run(ctx context.Context, cfg brewkit.Config, names []string, create, asJSON
 			names = append(names, t.Name)
 		}
 	}
-	ts, err := topics.Describe(ctx, adm, names...)
+	ts, err := inspect.Describe(ctx, adm, names...)
 	if err != nil {
 		return err
 	}

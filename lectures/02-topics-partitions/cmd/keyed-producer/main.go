@@ -12,11 +12,11 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/02-topics-partitions/keyed"
+	"github.com/brew-course/kafka/lectures/02-topics-partitions/keyedproducer"
 )
 
 func main() {
-	c := keyed.Config{}
+	c := keyedproducer.Config{}
 	flag.StringVar(&c.Topic, "topic", brewkit.Orders.Name, "topic to write to")
 	flag.IntVar(&c.Count, "n", 1000, "orders to write")
 	mode := flag.String("key", "order", "key by: order, shop or none")
@@ -29,7 +29,7 @@ func main() {
 	flag.Parse()
 	var fc brewkit.FlagCheck
 	var err error
-	c.Mode, err = keyed.ParseMode(*mode)
+	c.Mode, err = keyedproducer.ParseMode(*mode)
 	fc.Require(err == nil, "key", *mode, "use order, shop or none")
 	fc.Topic("topic", c.Topic)
 	fc.Require(c.Count >= 1, "n", c.Count, "must be at least 1")
@@ -37,7 +37,7 @@ func main() {
 	fc.NoArgs()
 	fc.ExitOnUsageError("keyed-producer")
 	brewkit.Main("keyed-producer", func(ctx context.Context, cfg brewkit.Config) error {
-		res, err := keyed.Run(ctx, cfg, c)
+		res, err := keyedproducer.Run(ctx, cfg, c)
 		if err != nil {
 			return err
 		}

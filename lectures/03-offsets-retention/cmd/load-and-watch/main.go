@@ -15,12 +15,12 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/03-offsets-retention/loadwatch"
+	"github.com/brew-course/kafka/lectures/03-offsets-retention/loadandwatch"
 	"github.com/brew-course/kafka/lectures/03-offsets-retention/offsets"
 )
 
 func main() {
-	c := loadwatch.Defaults
+	c := loadandwatch.Defaults
 	flag.StringVar(&c.Topic, "topic", c.Topic, "topic to write and read")
 	flag.StringVar(&c.Group, "group", c.Group, "consumer group")
 	flag.IntVar(&c.Rate, "rate", c.Rate, "orders written per second (0: only read)")
@@ -44,7 +44,7 @@ func main() {
 	})
 }
 
-func run(ctx context.Context, cfg brewkit.Config, c loadwatch.Config) error {
+func run(ctx context.Context, cfg brewkit.Config, c loadandwatch.Config) error {
 	live := brewkit.NewLive(os.Stdout)
 	tty := brewkit.IsTerminal(os.Stdout)
 	var intro string
@@ -66,7 +66,7 @@ func run(ctx context.Context, cfg brewkit.Config, c loadwatch.Config) error {
 		offsets.Print(&b, ps)
 		live.Frame(b.String())
 	}
-	sum, err := loadwatch.Run(ctx, cfg, c, say, look)
+	sum, err := loadandwatch.Run(ctx, cfg, c, say, look)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}

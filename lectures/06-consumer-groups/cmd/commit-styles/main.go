@@ -15,7 +15,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/06-consumer-groups/commits"
+	"github.com/brew-course/kafka/lectures/06-consumer-groups/commitstyles"
 )
 
 func main() {
@@ -23,7 +23,7 @@ func main() {
 		runConsumer(os.Args[2:])
 		return
 	}
-	c := commits.Defaults
+	c := commitstyles.Defaults
 	only := flag.String("style", "", "one style only: auto, greedy, record, batch or async")
 	flag.IntVar(&c.Records, "records", c.Records, "orders on each style's topic")
 	flag.IntVar(&c.CrashAfter, "crash-after", c.CrashAfter, "the consumer is killed after processing this many")
@@ -34,11 +34,11 @@ func main() {
 	}
 	flag.Parse()
 	var fc brewkit.FlagCheck
-	styles := commits.Styles
+	styles := commitstyles.Styles
 	if *only != "" {
-		s, err := commits.ParseStyle(*only)
+		s, err := commitstyles.ParseStyle(*only)
 		fc.Require(err == nil, "style", *only, "use auto, greedy, record, batch or async")
-		styles = []commits.Style{s}
+		styles = []commitstyles.Style{s}
 	}
 	fc.Require(c.Records >= 2, "records", c.Records, "must be at least 2")
 	fc.Require(c.CrashAfter >= 1 && c.CrashAfter < c.Records, "crash-after", c.CrashAfter, "must be between 1 and -records minus 1")
@@ -51,14 +51,14 @@ func main() {
 	}
 	c.Consumer = []string{self, "consumer"}
 	brewkit.Main("commit-styles", func(ctx context.Context, cfg brewkit.Config) error {
-		rows, err := commits.Run(ctx, cfg, c, styles, func(s string) { fmt.Fprintln(os.Stderr, s) })
+		rows, err := commitstyles.Run(ctx, cfg, c, styles, func(s string) { fmt.Fprintln(os.Stderr, s) })
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			return json.NewEncoder(os.Stdout).Encode(rows)
 		}
-		commits.Print(os.Stdout, rows)
+		commitstyles.Print(os.Stdout, rows)
 		return nil
 	})
 }
@@ -66,15 +66,15 @@ func main() {
 // runConsumer is one consumer process: what it does as JSON lines on stdout.
 func runConsumer(args []string) {
 	fs := flag.NewFlagSet("consumer", flag.ExitOnError)
-	var c commits.Consumer
+	var c commitstyles.Consumer
 	fs.StringVar(&c.Group, "group", "", "group")
 	fs.StringVar(&c.Topic, "topic", "", "topic")
-	style := fs.String("style", string(commits.Auto), "commit style")
+	style := fs.String("style", string(commitstyles.Auto), "commit style")
 	fs.IntVar(&c.CrashAfter, "crash-after", 0, "SIGKILL itself after this many records")
 	fs.Int64Var(&c.Until, "until", 0, "stop after the record before this offset")
 	fs.Parse(args) //nolint:errcheck // ExitOnError
 	var fc brewkit.FlagCheck
-	s, err := commits.ParseStyle(*style)
+	s, err := commitstyles.ParseStyle(*style)
 	fc.Name("group", c.Group)
 	fc.Topic("topic", c.Topic)
 	fc.Require(err == nil, "style", *style, "use auto, greedy, record, batch or async")
@@ -85,7 +85,7 @@ func runConsumer(args []string) {
 	brewkit.Main("consumer", func(ctx context.Context, cfg brewkit.Config) error {
 		var mu sync.Mutex
 		enc := json.NewEncoder(os.Stdout)
-		return c.Run(ctx, cfg, func(st commits.Step) {
+		return c.Run(ctx, cfg, func(st commitstyles.Step) {
 			mu.Lock()
 			defer mu.Unlock()
 			enc.Encode(st) //nolint:errcheck // the parent reads it

@@ -13,7 +13,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/06-consumer-groups/demo"
+	"github.com/brew-course/kafka/lectures/06-consumer-groups/demorebalance"
 	"github.com/brew-course/kafka/lectures/06-consumer-groups/groups"
 )
 
@@ -22,7 +22,7 @@ func main() {
 		groups.ServeProcess("member", os.Args[2:])
 		return
 	}
-	c := demo.Defaults
+	c := demorebalance.Defaults
 	proto := flag.String("protocol", string(c.Protocol), groups.ProtocolUsage)
 	flag.DurationVar(&c.Hold, "hold", c.Hold, "how long each step runs once the group has settled")
 	flag.IntVar(&c.Rate, "rate", c.Rate, "orders per second")
@@ -48,7 +48,7 @@ func main() {
 	}
 	c.Member = []string{self, "member"}
 	brewkit.Main("demo-rebalance", func(ctx context.Context, cfg brewkit.Config) error {
-		_, err := demo.Run(ctx, cfg, c, os.Stdout)
+		_, err := demorebalance.Run(ctx, cfg, c, os.Stdout)
 		return err
 	})
 }

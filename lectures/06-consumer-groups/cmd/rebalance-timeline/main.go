@@ -17,7 +17,7 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 
 	"github.com/brew-course/kafka/lectures/06-consumer-groups/groups"
-	"github.com/brew-course/kafka/lectures/06-consumer-groups/timeline"
+	"github.com/brew-course/kafka/lectures/06-consumer-groups/rebalancetimeline"
 )
 
 func main() {
@@ -25,7 +25,7 @@ func main() {
 		groups.ServeProcess("member", os.Args[2:])
 		return
 	}
-	c := timeline.Defaults
+	c := rebalancetimeline.Defaults
 	flag.IntVar(&c.Rate, "rate", c.Rate, "orders per second")
 	flag.DurationVar(&c.Settle, "settle", c.Settle, "how long the group works between the steps")
 	only := flag.String("protocol", "", "measure only one: "+groups.ProtocolUsage)
@@ -61,7 +61,7 @@ func main() {
 		}
 	}
 	brewkit.Main("rebalance-timeline", func(ctx context.Context, cfg brewkit.Config) error {
-		rows, err := timeline.Run(ctx, cfg, c, protocols, func(s string) { fmt.Fprintln(os.Stderr, s) })
+		rows, err := rebalancetimeline.Run(ctx, cfg, c, protocols, func(s string) { fmt.Fprintln(os.Stderr, s) })
 		if err != nil {
 			return err
 		}
@@ -74,20 +74,20 @@ func main() {
 		if *asJSON {
 			return json.NewEncoder(os.Stdout).Encode(rows)
 		}
-		timeline.Print(os.Stdout, rows)
+		rebalancetimeline.Print(os.Stdout, rows)
 		return nil
 	})
 }
 
 // writeChart draws the rows into file. It writes a file beside it first and
 // renames it, so a failure leaves the picture there was.
-func writeChart(file string, rows []timeline.Row) error {
+func writeChart(file string, rows []rebalancetimeline.Row) error {
 	tmp := file + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	err = timeline.WriteChart(f, rows)
+	err = rebalancetimeline.WriteChart(f, rows)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/06-consumer-groups/static"
+	"github.com/brew-course/kafka/lectures/06-consumer-groups/staticmember"
 )
 
 func main() {
@@ -26,7 +26,7 @@ func main() {
 	fc.NoArgs()
 	fc.ExitOnUsageError("static-member")
 	brewkit.Main("static-member", func(ctx context.Context, cfg brewkit.Config) error {
-		res, err := static.Run(ctx, cfg, func(s string) { fmt.Fprintln(os.Stderr, s) })
+		res, err := staticmember.Run(ctx, cfg, func(s string) { fmt.Fprintln(os.Stderr, s) })
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/brew-course/kafka/lectures/10-processing-failures/dlt"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
@@ -50,7 +50,7 @@ func main() {
 	fc.ExitOnUsageError("dlt")
 
 	brewkit.Main("dlt", func(ctx context.Context, cfg brewkit.Config) error {
-		topics := retry.CourierTopics(retry.DefaultDelays)
+		topics := retrytopics.CourierTopics(retrytopics.DefaultDelays)
 		if !*replay {
 			in, err := dlt.Inspect(ctx, cfg, topics.DLT, *run)
 			if err != nil {

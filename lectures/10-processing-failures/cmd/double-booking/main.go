@@ -11,14 +11,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/brew-course/kafka/lectures/10-processing-failures/idempotency"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/doublebooking"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
 func main() {
-	o := idempotency.Defaults
+	o := doublebooking.Defaults
 	addr := flag.String("partner", partner.DefaultAddr, "the partner API (started in this process when none answers)")
 	flag.StringVar(&o.Topic, "topic", o.Topic, "the orders topic")
 	flag.IntVar(&o.Orders, "orders", o.Orders, "orders to book")
@@ -45,12 +45,12 @@ func main() {
 			nt.Note(fmt.Sprintf("partner: none answered on %s: started one in this process (`make partner` runs it on its own)", *addr))
 		}
 		o.Partner = p
-		rows, err := idempotency.Run(ctx, cfg, o)
+		rows, err := doublebooking.Run(ctx, cfg, o)
 		if err != nil {
 			return err
 		}
 		nt.Done()
-		idempotency.Print(os.Stdout, o, rows)
+		doublebooking.Print(os.Stdout, o, rows)
 		return nil
 	})
 }

@@ -19,16 +19,16 @@ import (
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/notes"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 	"github.com/brew-course/kafka/pkg/brewkit"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "courier" {
-		retry.Child("retry-topics", os.Args[2:])
+		retrytopics.Child("retry-topics", os.Args[2:])
 		return
 	}
-	d := retry.Defaults
+	d := retrytopics.Defaults
 	down := flag.Bool("down", false, "the partner never recovers (every call 503): every order through both retry topics into the DLT; sets -orders 20 -keys 0 -error-rate 1 -outage 0 -recover 0 unless given")
 	flag.IntVar(&d.Orders, "orders", d.Orders, "events to write to brew.orders.v1")
 	flag.IntVar(&d.Keys, "keys", d.Keys, "the events cycle over this many orders (several events per order); 0: one event per order")
@@ -50,7 +50,7 @@ func main() {
 	flag.Parse()
 	if *down {
 		for name, set := range map[string]func(){
-			"orders": func() { d.Orders = retry.Down.Orders }, "keys": func() { d.Keys = 0 },
+			"orders": func() { d.Orders = retrytopics.Down.Orders }, "keys": func() { d.Keys = 0 },
 			"error-rate": func() { d.ErrorRate = 1 }, "outage": func() { d.Outage = 0 }, "recover": func() { d.Recover = 0 },
 		} {
 			if !brewkit.Given(name) {
@@ -85,7 +85,7 @@ func main() {
 		if own != nil {
 			nt.Note(fmt.Sprintf("(no partner answered on %s: this run started its own, whose log holds this run's calls only)", *addr))
 		}
-		res, err := retry.Run(ctx, cfg, d, pc, say)
+		res, err := retrytopics.Run(ctx, cfg, d, pc, say)
 		if err != nil {
 			return err
 		}
@@ -102,14 +102,14 @@ func parseDelays(fc *brewkit.FlagCheck, s string) []time.Duration {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
 		fc.Require(false, "delays", s, "want two durations, the first retry topic's and the second's: 2s,5s")
-		return retry.DefaultDelays
+		return retrytopics.DefaultDelays
 	}
 	var out []time.Duration
 	for _, p := range parts {
 		d, err := time.ParseDuration(strings.TrimSpace(p))
 		if err != nil || d <= 0 {
 			fc.Require(false, "delays", s, "want two durations > 0: 2s,5s")
-			return retry.DefaultDelays
+			return retrytopics.DefaultDelays
 		}
 		out = append(out, d)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/brew-course/kafka/lectures/10-processing-failures/courier"
 	"github.com/brew-course/kafka/lectures/10-processing-failures/partner"
-	"github.com/brew-course/kafka/lectures/10-processing-failures/retry"
+	"github.com/brew-course/kafka/lectures/10-processing-failures/retrytopics"
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/grade"
 )
@@ -119,10 +119,10 @@ func check(t *testing.T, l, orig *kgo.Record, err error) {
 		kind = "poison"
 	}
 	want := map[string]string{
-		retry.HeaderKind:      kind,
-		retry.HeaderTopic:     orig.Topic,
-		retry.HeaderPartition: strconv.Itoa(int(orig.Partition)),
-		retry.HeaderOffset:    strconv.FormatInt(orig.Offset, 10),
+		retrytopics.HeaderKind:      kind,
+		retrytopics.HeaderTopic:     orig.Topic,
+		retrytopics.HeaderPartition: strconv.Itoa(int(orig.Partition)),
+		retrytopics.HeaderOffset:    strconv.FormatInt(orig.Offset, 10),
 	}
 	for k, v := range want {
 		if h[k] != v {
@@ -130,14 +130,14 @@ func check(t *testing.T, l, orig *kgo.Record, err error) {
 				"the letter of %s has %s=%q, want %q", orig.Key, k, h[k], v)
 		}
 	}
-	if h[retry.HeaderError] == "" {
-		grade.Fail(t, "say why it failed: the error's text", "the letter of %s has no %s header", orig.Key, retry.HeaderError)
+	if h[retrytopics.HeaderError] == "" {
+		grade.Fail(t, "say why it failed: the error's text", "the letter of %s has no %s header", orig.Key, retrytopics.HeaderError)
 	}
-	if n, err := strconv.Atoi(h[retry.HeaderAttempts]); err != nil || n < 3 {
-		grade.Fail(t, "attempts is how many times it was tried, a number", "the letter of %s has %s=%q", orig.Key, retry.HeaderAttempts, h[retry.HeaderAttempts])
+	if n, err := strconv.Atoi(h[retrytopics.HeaderAttempts]); err != nil || n < 3 {
+		grade.Fail(t, "attempts is how many times it was tried, a number", "the letter of %s has %s=%q", orig.Key, retrytopics.HeaderAttempts, h[retrytopics.HeaderAttempts])
 	}
-	if h[retry.HeaderFirstFailure] != "2026-12-01T06:30:15.123Z" {
+	if h[retrytopics.HeaderFirstFailure] != "2026-12-01T06:30:15.123Z" {
 		grade.Fail(t, "first.failure.at is RFC 3339 in UTC with milliseconds: 2006-01-02T15:04:05.000Z07:00 of t.UTC()",
-			"the letter of %s has %s=%q, want %q", orig.Key, retry.HeaderFirstFailure, h[retry.HeaderFirstFailure], "2026-12-01T06:30:15.123Z")
+			"the letter of %s has %s=%q, want %q", orig.Key, retrytopics.HeaderFirstFailure, h[retrytopics.HeaderFirstFailure], "2026-12-01T06:30:15.123Z")
 	}
 }

@@ -14,11 +14,11 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/14-stream-processing/restore"
+	"github.com/brew-course/kafka/lectures/14-stream-processing/state"
 )
 
 func main() {
-	sizes := flag.String("orders", joined(restore.Sizes), "the runs' order counts, comma-separated")
+	sizes := flag.String("orders", joined(state.Sizes), "the runs' order counts, comma-separated")
 	dir := flag.String("dir", ".state", "where the local stores go")
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Usage = func() {
@@ -48,7 +48,7 @@ restored windows are compared with the ones before.
 		if *asJSON {
 			say = func(string) {}
 		}
-		runs, err := restore.Measure(ctx, cfg, ns, *dir, say)
+		runs, err := state.Measure(ctx, cfg, ns, *dir, say)
 		if err != nil {
 			return err
 		}
@@ -56,7 +56,7 @@ restored windows are compared with the ones before.
 			return json.NewEncoder(os.Stdout).Encode(runs)
 		}
 		fmt.Println()
-		restore.Print(os.Stdout, runs)
+		state.Print(os.Stdout, runs)
 		return nil
 	})
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/14-stream-processing/revenue"
 	"github.com/brew-course/kafka/lectures/14-stream-processing/till"
+	"github.com/brew-course/kafka/lectures/14-stream-processing/windows"
 )
 
 func main() {
@@ -39,7 +39,7 @@ revenue per shop per minute; a batch recount of the topic checks it.
 	fc.NoArgs()
 	fc.ExitOnUsageError("windows")
 	brewkit.Main("windows", func(ctx context.Context, cfg brewkit.Config) error {
-		res, err := revenue.Run(ctx, cfg, p, *dir, func(s string) { fmt.Println(s) })
+		res, err := windows.Run(ctx, cfg, p, *dir, func(s string) { fmt.Println(s) })
 		if err != nil {
 			return err
 		}

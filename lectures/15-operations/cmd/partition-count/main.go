@@ -13,11 +13,11 @@ import (
 
 	"github.com/brew-course/kafka/pkg/brewkit"
 
-	"github.com/brew-course/kafka/lectures/15-operations/partitions"
+	"github.com/brew-course/kafka/lectures/15-operations/partitioncount"
 )
 
 func main() {
-	o := partitions.Defaults
+	o := partitioncount.Defaults
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), `usage: partition-count [flags]
 
@@ -36,7 +36,7 @@ when a topic grows from 6 to 7, 8 and 12 partitions.
 The rates vary from run to run and machine to machine; the key movements
 are exact.
 
-`, partitions.TopicPrefix, partitions.OrderKeyCount)
+`, partitioncount.TopicPrefix, partitioncount.OrderKeyCount)
 		flag.PrintDefaults()
 	}
 	flag.DurationVar(&o.Duration, "duration", o.Duration, "how long the producer writes")
@@ -52,7 +52,7 @@ are exact.
 
 	brewkit.Main("partition-count", func(ctx context.Context, cfg brewkit.Config) error {
 		o.Progress = func(s string) { fmt.Println(s) } // progress on stdout: stderr is for the one line of a failure
-		r, err := partitions.Run(ctx, cfg, o)
+		r, err := partitioncount.Run(ctx, cfg, o)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/brew-course/kafka/pkg/brewkit"
 	"github.com/brew-course/kafka/pkg/brewkit/stand"
 
-	"github.com/brew-course/kafka/lectures/15-operations/upgrade"
+	"github.com/brew-course/kafka/lectures/15-operations/rollingupgrade"
 )
 
 func main() {
@@ -30,7 +30,7 @@ finalizes metadata.version with UpdateFeatures and asks, validate only, to
 go back. Java runs the nodes; Maven fetches the %s jars once. About two
 minutes.
 
-`, upgrade.From, upgrade.To, upgrade.From)
+`, rollingupgrade.From, rollingupgrade.To, rollingupgrade.From)
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -48,7 +48,7 @@ minutes.
 		if *asJSON {
 			say = func(string) {}
 		}
-		res, err := upgrade.Run(ctx, s, *rate, say)
+		res, err := rollingupgrade.Run(ctx, s, *rate, say)
 		if err != nil {
 			return err
 		}
