@@ -29,7 +29,7 @@ func TestConfigFromEnv(t *testing.T) {
 	require.Equal(t, "SCRAM-SHA-512", cfg.SASL)
 	require.True(t, cfg.TLS)
 	require.Len(t, cfg.Opts(), 3, "seeds, SASL, TLS")
-	require.Equal(t, DefaultTimeout, cfg.Bound())
+	require.Equal(t, defaultTimeout, cfg.Bound())
 
 	cfg, err = configFrom(env(map[string]string{EnvTimeout: "2s"}))
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestPingFailsFastWithOneUsefulLine(t *testing.T) {
 	defer cl.Close()
 	start := time.Now()
 	err = Ping(context.Background(), cfg, cl)
-	var ue *UnreachableError
+	var ue *unreachableError
 	require.True(t, errors.As(err, &ue), "got %v", err)
 	require.Less(t, time.Since(start), 5*time.Second)
 	msg := err.Error()
@@ -98,6 +98,6 @@ func TestLivePipedPrintsChangesOnly(t *testing.T) {
 // start.
 func TestUnresolvableHostSaysCheckTheBootstrap(t *testing.T) {
 	dns := &net.DNSError{Err: "no such host", Name: "kafka.example.invalid", IsNotFound: true}
-	err := &UnreachableError{Bootstrap: "kafka.example.invalid:9092", Err: &net.OpError{Op: "dial", Net: "tcp", Err: dns}}
+	err := &unreachableError{Bootstrap: "kafka.example.invalid:9092", Err: &net.OpError{Op: "dial", Net: "tcp", Err: dns}}
 	require.Equal(t, "no Kafka answers at kafka.example.invalid:9092: host kafka.example.invalid does not resolve (no such host): check KAFKA_BOOTSTRAP", err.Error())
 }

@@ -89,13 +89,13 @@ func Connect(ctx context.Context, cfg Config, opts ...kgo.Opt) (*kgo.Client, *ka
 	return cl, kadm.NewClient(cl), nil
 }
 
-// UnreachableError says that no broker of the cluster answered.
-type UnreachableError struct {
+// unreachableError says that no broker of the cluster answered.
+type unreachableError struct {
 	Bootstrap string
 	Err       error
 }
 
-func (e *UnreachableError) Error() string {
+func (e *unreachableError) Error() string {
 	if dns := (*net.DNSError)(nil); errors.As(e.Err, &dns) {
 		return fmt.Sprintf("no Kafka answers at %s: host %s does not resolve (%v): check %s",
 			e.Bootstrap, dns.Name, dns.Err, EnvBootstrap)
@@ -104,7 +104,7 @@ func (e *UnreachableError) Error() string {
 		e.Bootstrap, e.Err, EnvBootstrap)
 }
 
-func (e *UnreachableError) Unwrap() error { return e.Err }
+func (e *unreachableError) Unwrap() error { return e.Err }
 
 // Ping checks within DialTimeout that the cluster behind cfg serves this
 // client. It first dials every seed over TCP, so a cluster that is not there
@@ -112,7 +112,7 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // broker accepts the connection but the request is not answered at once, it
 // looks for why beside the wait (a login wanted or refused, a TLS mismatch),
 // and ends with the first one-line answer: LoginError, TLSError,
-// NotAnsweringError, or UnreachableError when nothing listens.
+// notAnsweringError, or unreachableError when nothing listens.
 func Ping(parent context.Context, cfg Config, cl *kgo.Client) error {
 	ctx, cancel := context.WithTimeout(parent, DialTimeout)
 	defer cancel()
@@ -121,7 +121,7 @@ func Ping(parent context.Context, cfg Config, cl *kgo.Client) error {
 		if parent.Err() != nil {
 			return parent.Err()
 		}
-		return &UnreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
+		return &unreachableError{Bootstrap: cfg.Bootstrap(), Err: err}
 	}
 	pinged := make(chan error, 1)
 	start := time.Now()
@@ -150,7 +150,7 @@ func Ping(parent context.Context, cfg Config, cl *kgo.Client) error {
 	if found := diagnose(parent, cfg, addr, err); found != nil {
 		return found
 	}
-	return &NotAnsweringError{Bootstrap: cfg.Bootstrap(), Waited: time.Since(start).Round(time.Second), Err: err}
+	return &notAnsweringError{Bootstrap: cfg.Bootstrap(), Waited: time.Since(start).Round(time.Second), Err: err}
 }
 
 // dialAny returns the first address to accept a TCP connection, else the

@@ -36,10 +36,10 @@ const (
 	EnvTimeout   = "KAFKA_TIMEOUT"
 )
 
-// DefaultTimeout is how long a program waits for Kafka to acknowledge a
+// defaultTimeout is how long a program waits for Kafka to acknowledge a
 // write or serve a read it knows is there before it gives up and says what
 // it was waiting for; KAFKA_TIMEOUT sets another bound.
-const DefaultTimeout = 30 * time.Second
+const defaultTimeout = 30 * time.Second
 
 // Config says how to reach a cluster.
 type Config struct {
@@ -54,13 +54,13 @@ type Config struct {
 	// the client trusts the system's CAs.
 	TLSConfig *tls.Config
 	// Timeout bounds each wait for Kafka: an acknowledgement, records a
-	// reader knows are there (see DefaultTimeout).
+	// reader knows are there (see defaultTimeout).
 	Timeout time.Duration
 }
 
 // Default is the course cluster with no authentication.
 func Default() Config {
-	return Config{Brokers: splitList(DefaultBootstrap), Timeout: DefaultTimeout}
+	return Config{Brokers: splitList(DefaultBootstrap), Timeout: defaultTimeout}
 }
 
 // FromEnv reads KAFKA_BOOTSTRAP, KAFKA_SASL_MECHANISM, KAFKA_USERNAME,
@@ -146,12 +146,12 @@ func TLSFiles(ca, cert, key string) (*tls.Config, error) {
 	return tc, nil
 }
 
-// Bound is c.Timeout, or DefaultTimeout for a Config that sets none.
+// Bound is c.Timeout, or defaultTimeout for a Config that sets none.
 func (c Config) Bound() time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout
 	}
-	return DefaultTimeout
+	return defaultTimeout
 }
 
 // Bootstrap returns the seeds as KAFKA_BOOTSTRAP spells them.

@@ -20,7 +20,7 @@ import (
 
 // The errors of a cluster that answers, but not the way this client asks:
 // each says what happened and what to change. Ping returns them; a start
-// stand is the fix only for UnreachableError.
+// stand is the fix only for unreachableError.
 
 // LoginError says the cluster wants a SASL login the client did not give, or
 // refused the one it gave.
@@ -97,20 +97,20 @@ func (e *TLSError) Error() string {
 
 func (e *TLSError) Unwrap() error { return e.Err }
 
-// NotAnsweringError says a broker accepts connections but answers no request:
+// notAnsweringError says a broker accepts connections but answers no request:
 // a paused node, or one too busy to serve.
-type NotAnsweringError struct {
+type notAnsweringError struct {
 	Bootstrap string
 	Waited    time.Duration
 	Err       error
 }
 
-func (e *NotAnsweringError) Error() string {
+func (e *notAnsweringError) Error() string {
 	return fmt.Sprintf("Kafka at %s accepts connections but answered nothing within %s (%v): is a node paused or overloaded? `make status` shows the nodes",
 		e.Bootstrap, e.Waited, e.Err)
 }
 
-func (e *NotAnsweringError) Unwrap() error { return e.Err }
+func (e *notAnsweringError) Unwrap() error { return e.Err }
 
 // probeWait bounds each of diagnose's own requests.
 const probeWait = 2 * time.Second

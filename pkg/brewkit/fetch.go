@@ -13,15 +13,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// UnknownTopicGrace is how long a partition may be unknown to the broker a
+// unknownTopicGrace is how long a partition may be unknown to the broker a
 // consumer fetches from before that counts as an error: right after a topic
 // is created, brokers learn of it a moment apart; a deleted topic stays unknown.
-const UnknownTopicGrace = 5 * time.Second
+const unknownTopicGrace = 5 * time.Second
 
 // FetchCheck finds, in a consumer's fetches, the error its program must
 // report rather than wait on: any error Kafka will not retry (authorization,
 // authentication, a corrupt record), and a topic that stays unknown longer
-// than UnknownTopicGrace. A cancelled poll and a closed client are not errors,
+// than unknownTopicGrace. A cancelled poll and a closed client are not errors,
 // nor are errors kgo retries by itself (a leader moving, a broker connection
 // dying under a group session that kgo then rejoins). A topic deleted under
 // the reader shows only when its client was built with
@@ -63,13 +63,13 @@ func (c *FetchCheck) Err(fs kgo.Fetches) error {
 				c.unknownSince[key] = time.Now()
 				continue
 			}
-			if time.Since(first) < UnknownTopicGrace {
+			if time.Since(first) < unknownTopicGrace {
 				continue
 			}
 			if !c.seen[fe.Topic] {
-				return fmt.Errorf("reading %s: %w (for %s): the topic does not exist; create it first (the lecture's make target, or kafka-topics.sh --create --topic %s)", fe.Topic, err, UnknownTopicGrace, fe.Topic)
+				return fmt.Errorf("reading %s: %w (for %s): the topic does not exist; create it first (the lecture's make target, or kafka-topics.sh --create --topic %s)", fe.Topic, err, unknownTopicGrace, fe.Topic)
 			}
-			return fmt.Errorf("reading %s: %w (for %s, after it was read: was the topic deleted?)", fe.Topic, err, UnknownTopicGrace)
+			return fmt.Errorf("reading %s: %w (for %s, after it was read: was the topic deleted?)", fe.Topic, err, unknownTopicGrace)
 		case errors.As(err, &groupErr) && !groupFatal(groupErr.Err):
 			// kgo tells through a fetch error that joining the group
 			// failed (a dead connection, a coordinator moving), and

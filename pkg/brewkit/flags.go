@@ -64,10 +64,10 @@ func (c *FlagCheck) ExitOnUsageError(program string) {
 }
 
 // Topic notes a problem with -flag name unless name is a topic name Kafka
-// accepts (see TopicNameError), so that a bad name is a usage error, not a
+// accepts (see topicNameError), so that a bad name is a usage error, not a
 // broker's refusal later.
 func (c *FlagCheck) Topic(flag, name string) {
-	if err := TopicNameError(name); err != nil {
+	if err := topicNameError(name); err != nil {
 		c.Require(false, flag, name, err.Error())
 	}
 }
@@ -77,7 +77,7 @@ func (c *FlagCheck) Topic(flag, name string) {
 func (c *FlagCheck) Topics(flag, list string) []string {
 	names := strings.Split(list, ",")
 	for _, n := range names {
-		if err := TopicNameError(n); err != nil {
+		if err := topicNameError(n); err != nil {
 			c.Require(false, flag, list, "want comma-separated topic names (a,b): "+err.Error())
 			break
 		}
@@ -91,10 +91,10 @@ func (c *FlagCheck) Name(flag, value string) {
 	c.Require(value != "", flag, value, "must not be empty")
 }
 
-// TopicNameError says what is wrong with name as a Kafka topic name, or
+// topicNameError says what is wrong with name as a Kafka topic name, or
 // returns nil: Kafka takes 1 to 249 characters of ASCII letters, digits, '.',
 // '_' and '-', other than "." and "..".
-func TopicNameError(name string) error {
+func topicNameError(name string) error {
 	const rule = "a topic name is 1 to 249 characters of letters, digits, '.', '_' and '-', and not \".\" or \"..\""
 	switch {
 	case name == "":

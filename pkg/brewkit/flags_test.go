@@ -7,12 +7,12 @@ import (
 
 func TestTopicNameError(t *testing.T) {
 	for _, ok := range []string{"brew.orders.v1", "a", "A_b-9", strings.Repeat("x", 249), "..."} {
-		if err := TopicNameError(ok); err != nil {
+		if err := topicNameError(ok); err != nil {
 			t.Errorf("%q: %v, want a valid name", ok, err)
 		}
 	}
 	for _, bad := range []string{"", ".", "..", "bad/name", "a b", "заказы", strings.Repeat("x", 250)} {
-		err := TopicNameError(bad)
+		err := topicNameError(bad)
 		if err == nil || !strings.Contains(err.Error(), "1 to 249 characters") {
 			t.Errorf("%q: %v, want the rule", bad, err)
 		}

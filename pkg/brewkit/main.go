@@ -52,7 +52,7 @@ func Main(name string, body func(ctx context.Context, cfg Config) error) {
 		case <-sigs: // a second Ctrl-C: stop waiting
 		}
 		msg := "interrupted"
-		if left := (*LeftBehindError)(nil); errors.As(err, &left) {
+		if left := (*leftBehindError)(nil); errors.As(err, &left) {
 			msg += "; " + left.What
 		}
 		fmt.Fprintf(os.Stderr, "%s: %s\n", name, msg)
@@ -91,15 +91,15 @@ func withRemedy(err error, cfg Config) string {
 	return msg
 }
 
-// LeftBehindError says what a program stopped by Ctrl-C leaves behind and how
+// leftBehindError says what a program stopped by Ctrl-C leaves behind and how
 // to clean it up ("node 2 is stopped: make restore").
-type LeftBehindError struct {
+type leftBehindError struct {
 	Err  error
 	What string
 }
 
-func (e *LeftBehindError) Error() string { return e.Err.Error() + "; " + e.What }
-func (e *LeftBehindError) Unwrap() error { return e.Err }
+func (e *leftBehindError) Error() string { return e.Err.Error() + "; " + e.What }
+func (e *leftBehindError) Unwrap() error { return e.Err }
 
 // LeftBehind wraps err, when it is a cancellation, with what the program
 // leaves behind; other errors pass through.
@@ -107,7 +107,7 @@ func LeftBehind(err error, what string) error {
 	if err == nil || !errors.Is(err, context.Canceled) {
 		return err
 	}
-	return &LeftBehindError{Err: err, What: what}
+	return &leftBehindError{Err: err, What: what}
 }
 
 // Crash ends this process the way a power cut or the OOM killer would:

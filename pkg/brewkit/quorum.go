@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// MetadataTopic is the KRaft metadata log; its partition 0 is the Raft quorum.
-const MetadataTopic = "__cluster_metadata"
+// metadataTopic is the KRaft metadata log; its partition 0 is the Raft quorum.
+const metadataTopic = "__cluster_metadata"
 
 // Quorum is the KRaft quorum as DescribeQuorum reports it.
 type Quorum struct {
@@ -46,7 +46,7 @@ func (q Quorum) VoterIDs() []int32 {
 func DescribeQuorum(ctx context.Context, cl *kgo.Client) (Quorum, error) {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	topic := kmsg.NewDescribeQuorumRequestTopic()
-	topic.Topic = MetadataTopic
+	topic.Topic = metadataTopic
 	part := kmsg.NewDescribeQuorumRequestTopicPartition()
 	part.Partition = 0
 	topic.Partitions = append(topic.Partitions, part)
@@ -64,7 +64,7 @@ func DescribeQuorum(ctx context.Context, cl *kgo.Client) (Quorum, error) {
 	}
 	p := resp.Topics[0].Partitions[0]
 	if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-		return Quorum{}, fmt.Errorf("DescribeQuorum %s-0: %w", MetadataTopic, err)
+		return Quorum{}, fmt.Errorf("DescribeQuorum %s-0: %w", metadataTopic, err)
 	}
 	q := Quorum{LeaderID: p.LeaderID, LeaderEpoch: p.LeaderEpoch, HighWatermark: p.HighWatermark}
 	replica := func(v kmsg.DescribeQuorumResponseTopicPartitionReplicaState) Voter {

@@ -31,9 +31,9 @@ var metadataVersions = map[int16]string{
 	31: "4.4-IV0", 32: "4.4-IV1", 33: "4.4-IV2",
 }
 
-// MetadataVersionName is the name of a metadata.version level ("4.4-IV2"),
+// metadataVersionName is the name of a metadata.version level ("4.4-IV2"),
 // or a description of a level this table does not know.
-func MetadataVersionName(level int16) string {
+func metadataVersionName(level int16) string {
 	if name, ok := metadataVersions[level]; ok {
 		return name
 	}
@@ -58,13 +58,13 @@ func ClusterRelease(ctx context.Context, cl *kgo.Client) (Release, error) {
 	r := Release{Features: map[string]int16{}}
 	for _, f := range resp.SupportedFeatures {
 		if f.Name == "metadata.version" {
-			r.Software = releaseOf(MetadataVersionName(f.MaxVersion))
+			r.Software = releaseOf(metadataVersionName(f.MaxVersion))
 		}
 	}
 	for _, f := range resp.FinalizedFeatures {
 		r.Features[f.Name] = f.MaxVersionLevel
 		if f.Name == "metadata.version" {
-			r.Finalized = MetadataVersionName(f.MaxVersionLevel)
+			r.Finalized = metadataVersionName(f.MaxVersionLevel)
 		}
 	}
 	return r, nil
