@@ -310,7 +310,7 @@ var faults = []fault{
 // TestEveryProgramMeetsEveryFault runs the matrix: each program against each
 // fault it meets, many at once (most of a run is waiting).
 func TestEveryProgramMeetsEveryFault(t *testing.T) {
-	if raceBuild {
+	if brewtest.RaceBuild {
 		// The detector would watch only this process's simulated
 		// clusters, ten times slower, against bounds of seconds; the
 		// programs under test are built without it. make test and make

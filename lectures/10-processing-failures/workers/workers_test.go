@@ -58,7 +58,7 @@ func TestWorkersAreFasterAndKeepOrderReadme(t *testing.T) {
 	// ask for more than two busy cores give (key mode measured 4.2x there,
 	// in make check beside other packages): what that measures is the
 	// detector. make test and the real tier, built without it, hold them.
-	if raceBuild {
+	if brewtest.RaceBuild {
 		t.Logf("race detector: the speed-ups (key %.1fx, partition %.1fx of %.1fx) are held without it", byMode[workers.Key].Speedup, p.Speedup, bound)
 	} else {
 		require.GreaterOrEqual(t, p.Speedup, 0.75*bound, "partition mode reaches the speedup its polls allow (%.1fx)", bound)
