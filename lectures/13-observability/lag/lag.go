@@ -241,16 +241,7 @@ func Measure(ctx context.Context, cfg brewkit.Config, o Options) (Report, error)
 		return context.WithTimeout(ctx, d)
 	}
 	var r Report
-	admin := func() (*kadm.Client, func(), error) {
-		cl, err := brewkit.NewClient(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		// Closed without waiting: a request a broker left unanswered
-		// may hold Close until kgo's own request timeout.
-		return kadm.NewClient(cl), func() { go cl.Close() }, nil
-	}
-	adm, done, err := admin()
+	adm, done, err := newAdmin(cfg)
 	if err != nil {
 		return r, err
 	}
@@ -274,7 +265,7 @@ func Measure(ctx context.Context, cfg brewkit.Config, o Options) (Report, error)
 		return r, err
 	}
 
-	offsets, done, err := admin()
+	offsets, done, err := newAdmin(cfg)
 	if err != nil {
 		return r, err
 	}
@@ -412,7 +403,7 @@ func describe(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, listed 
 		return groups
 	}
 	coordinators := adm.FindGroupCoordinators(ctx, names...)
-	clients := coordinatorClients{cfg: cfg, m: map[int32]*kadm.Client{}}
+	clients := &coordinatorClients{cfg: cfg, m: map[int32]*kadm.Client{}}
 	defer clients.close()
 	sem := make(chan struct{}, 8)
 	type described struct {
@@ -472,30 +463,40 @@ func describe(ctx context.Context, cfg brewkit.Config, adm *kadm.Client, listed 
 	return groups
 }
 
+// newAdmin is an admin client for cfg and what closes it: without waiting,
+// since a request a broker left unanswered may hold Close until kgo's own
+// request timeout.
+func newAdmin(cfg brewkit.Config) (*kadm.Client, func(), error) {
+	cl, err := brewkit.NewClient(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), func() { go cl.Close() }, nil
+}
+
 // coordinatorClients is an admin client for each coordinator, made when
 // first asked for.
 type coordinatorClients struct {
-	cfg brewkit.Config
-	m   map[int32]*kadm.Client
+	cfg   brewkit.Config
+	m     map[int32]*kadm.Client
+	dones []func()
 }
 
-func (c coordinatorClients) of(node int32) (*kadm.Client, error) {
+func (c *coordinatorClients) of(node int32) (*kadm.Client, error) {
 	if adm, ok := c.m[node]; ok {
 		return adm, nil
 	}
-	cl, err := brewkit.NewClient(c.cfg)
+	adm, done, err := newAdmin(c.cfg)
 	if err != nil {
 		return nil, err
 	}
-	c.m[node] = kadm.NewClient(cl)
-	return c.m[node], nil
+	c.m[node], c.dones = adm, append(c.dones, done)
+	return adm, nil
 }
 
-// close closes the clients without waiting: a broker that left a request
-// unanswered may hold Close until kgo's own request timeout.
-func (c coordinatorClients) close() {
-	for _, adm := range c.m {
-		go adm.Close()
+func (c *coordinatorClients) close() {
+	for _, done := range c.dones {
+		done()
 	}
 }
 
